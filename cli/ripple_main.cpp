@@ -1,0 +1,48 @@
+// The `ripple` command: dispatches to the subcommands, which live with their modules.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "ripple/common/provenance.hpp"
+#include "ripple/model/mpi/sim_command.hpp"
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  const char* summary;
+  int (*main)(int, char**);
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"sim", "solve the Physical Oscillator Model (MPI-parallel)", &ripple::model::sim_main},
+};
+
+void usage(std::FILE* out) {
+  std::fprintf(out, "usage: ripple <command> [options]   (ripple <command> --help for details)\n\ncommands:\n");
+  for (const auto& s : kSubcommands) std::fprintf(out, "  %-10s %s\n", s.name, s.summary);
+  std::fprintf(out, "  %-10s %s\n", "info", "print version and build information");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const std::string_view cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    usage(stdout);
+    return 0;
+  }
+  if (cmd == "--version" || cmd == "info") {
+    std::printf("ripple %s (git %s)\n", ripple::ripple_version(), ripple::ripple_git_revision());
+    return 0;
+  }
+  for (const auto& s : kSubcommands)
+    if (cmd == s.name) return s.main(argc - 1, argv + 1);
+  std::fprintf(stderr, "ripple: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

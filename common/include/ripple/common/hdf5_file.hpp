@@ -1,0 +1,71 @@
+#pragma once
+// Thin RAII layer over the HDF5 C API: one owner per id, one check macro for every return code.
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#define RIPPLE_H5_CHECK(call) ::ripple::detail::h5_check((call), #call, __FILE__, __LINE__)
+
+namespace ripple {
+namespace detail {
+hid_t h5_check(hid_t id, const char* call, const char* file, int line);
+}
+
+// Owns one HDF5 identifier and closes it with the matching H5*close.
+class H5Id {
+public:
+  H5Id() = default;
+  explicit H5Id(hid_t id) : id_(id) {}
+  H5Id(const H5Id&) = delete;
+  H5Id& operator=(const H5Id&) = delete;
+  H5Id(H5Id&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)) {}
+  H5Id& operator=(H5Id&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, H5I_INVALID_HID);
+    }
+    return *this;
+  }
+  ~H5Id() { reset(); }
+  [[nodiscard]] hid_t get() const { return id_; }
+  void reset();
+
+private:
+  hid_t id_ = H5I_INVALID_HID;
+};
+
+// A file opened by every rank of `comm` through MPI-IO, written collectively.
+class ParallelH5File {
+public:
+  // Creates `path` (truncating it). Collective.
+  static ParallelH5File create(MPI_Comm comm, const std::string& path);
+  [[nodiscard]] hid_t id() const { return file_.get(); }
+  // Data transfer property list for collective writes.
+  [[nodiscard]] hid_t collective() const { return xfer_.get(); }
+  void close();
+
+private:
+  H5Id file_;
+  H5Id xfer_;
+};
+
+// Attributes on any object; every rank must call these with the same values (metadata is collective).
+void write_attribute(hid_t obj, const std::string& name, const std::string& value);
+void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
+void write_attribute(hid_t obj, const std::string& name, double value);
+
+// A contiguous float64 dataset of the given shape.
+H5Id create_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& shape);
+
+// Collective write of one row `row` of a 2-D dataset [rows, n] (or the whole of a 1-D dataset when
+// row < 0): this rank writes the elements at global columns given as (start, length) runs, taken in
+// order from `values`. A rank with no runs still takes part.
+void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
+                const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<const double> values);
+
+}  // namespace ripple

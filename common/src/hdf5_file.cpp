@@ -1,0 +1,100 @@
+#include "ripple/common/hdf5_file.hpp"
+
+#include <fmt/format.h>
+
+#include "ripple/common/error.hpp"
+
+namespace ripple {
+namespace detail {
+hid_t h5_check(hid_t id, const char* call, const char* file, int line) {
+  if (id < 0) throw Error(fmt::format("HDF5 call {} failed ({}:{})", call, file, line));
+  return id;
+}
+}  // namespace detail
+
+void H5Id::reset() {
+  if (id_ < 0) return;
+  switch (H5Iget_type(id_)) {
+    case H5I_FILE: H5Fclose(id_); break;
+    case H5I_GROUP: H5Gclose(id_); break;
+    case H5I_DATASET: H5Dclose(id_); break;
+    case H5I_DATASPACE: H5Sclose(id_); break;
+    case H5I_DATATYPE: H5Tclose(id_); break;
+    case H5I_ATTR: H5Aclose(id_); break;
+    case H5I_GENPROP_LST: H5Pclose(id_); break;
+    default: break;
+  }
+  id_ = H5I_INVALID_HID;
+}
+
+ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path) {
+  H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
+  RIPPLE_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL));
+  ParallelH5File f;
+  // Silence HDF5's own stack printing: our checks report failures as one line.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (id < 0) throw InputError(fmt::format("cannot create HDF5 file '{}': check the directory exists and is writable", path));
+  f.file_ = H5Id(id);
+  f.xfer_ = H5Id(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_XFER)));
+  RIPPLE_H5_CHECK(H5Pset_dxpl_mpio(f.xfer_.get(), H5FD_MPIO_COLLECTIVE));
+  return f;
+}
+
+void ParallelH5File::close() {
+  xfer_.reset();
+  file_.reset();
+}
+
+namespace {
+void write_attribute_raw(hid_t obj, const std::string& name, hid_t type, const void* value) {
+  H5Id space(RIPPLE_H5_CHECK(H5Screate(H5S_SCALAR)));
+  H5Id attr(RIPPLE_H5_CHECK(H5Acreate2(obj, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT)));
+  RIPPLE_H5_CHECK(H5Awrite(attr.get(), type, value));
+}
+}  // namespace
+
+void write_attribute(hid_t obj, const std::string& name, const std::string& value) {
+  H5Id type(RIPPLE_H5_CHECK(H5Tcopy(H5T_C_S1)));
+  RIPPLE_H5_CHECK(H5Tset_size(type.get(), value.empty() ? 1 : value.size()));
+  RIPPLE_H5_CHECK(H5Tset_cset(type.get(), H5T_CSET_UTF8));
+  const char* data = value.empty() ? "" : value.c_str();
+  write_attribute_raw(obj, name, type.get(), data);
+}
+
+void write_attribute(hid_t obj, const std::string& name, std::int64_t value) {
+  write_attribute_raw(obj, name, H5T_NATIVE_INT64, &value);
+}
+
+void write_attribute(hid_t obj, const std::string& name, double value) {
+  write_attribute_raw(obj, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+H5Id create_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& shape) {
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)));
+  return H5Id(RIPPLE_H5_CHECK(
+      H5Dcreate2(file, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+}
+
+void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
+                const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<const double> values) {
+  H5Id filespace(RIPPLE_H5_CHECK(H5Dget_space(dataset)));
+  const bool two_d = row >= 0;
+  RIPPLE_H5_CHECK(H5Sselect_none(filespace.get()));
+  hsize_t total = 0;
+  for (const auto& [start, length] : runs) {
+    if (length <= 0) continue;
+    hsize_t s2[2] = {static_cast<hsize_t>(row), static_cast<hsize_t>(start)};
+    hsize_t c2[2] = {1, static_cast<hsize_t>(length)};
+    hsize_t s1[1] = {static_cast<hsize_t>(start)};
+    hsize_t c1[1] = {static_cast<hsize_t>(length)};
+    RIPPLE_H5_CHECK(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_OR, two_d ? s2 : s1, nullptr, two_d ? c2 : c1, nullptr));
+    total += static_cast<hsize_t>(length);
+  }
+  RIPPLE_VERIFY(total == values.size(), "write_runs: selection and value count differ");
+  H5Id memspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &total, nullptr)));
+  if (total == 0) RIPPLE_H5_CHECK(H5Sselect_none(memspace.get()));
+  RIPPLE_H5_CHECK(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), values.data()));
+}
+
+}  // namespace ripple

@@ -1,0 +1,45 @@
+#pragma once
+// Phase history for delayed coupling: theta_j(t - tau). Stores phase and phase velocity of every
+// oscillator a rank reads (local and ghost) at each accepted step and interpolates with cubic Hermite
+// polynomials. Before the first entry the oscillators are taken to have run freely at omega.
+#include <cstddef>
+#include <deque>
+#include <span>
+#include <vector>
+
+namespace ripple::model {
+
+class DelayHistory {
+public:
+  // `omega` holds the natural frequency of each of the m stored oscillators (for the pre-history).
+  explicit DelayHistory(std::span<const double> omega);
+
+  [[nodiscard]] std::size_t width() const { return omega_.size(); }
+  [[nodiscard]] std::size_t entries() const { return times_.size(); }
+
+  // Appends the state at time t (t not before the last entry; equal times mark a discontinuity
+  // such as a kick, and the later entry wins from t on).
+  void push(double t, std::span<const double> values, std::span<const double> derivatives);
+  // Drops every entry after time t (used when a step overshot a kick).
+  void truncate_after(double t);
+  // Drops entries that no lookup at or after time t can need.
+  void discard_before(double t);
+
+  [[nodiscard]] double value(std::size_t index, double s) const;
+  void values(double s, double* out) const;
+
+private:
+  struct Bracket {
+    std::size_t k;   // entry at or before s
+    bool extrapolate;  // s before the first or after the last entry
+  };
+  [[nodiscard]] Bracket locate(double s) const;
+  [[nodiscard]] double interpolate(const Bracket& b, std::size_t index, double s) const;
+
+  std::vector<double> omega_;
+  std::deque<double> times_;
+  std::deque<std::vector<double>> data_;  // per entry: values then derivatives
+  std::vector<std::vector<double>> spare_;
+};
+
+}  // namespace ripple::model

@@ -1,0 +1,52 @@
+#pragma once
+// Per-oscillator parameters: natural frequencies, initial phases, local noise and coupling strength.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ripple/model/config.hpp"
+#include "ripple/model/topology.hpp"
+
+namespace ripple::model {
+
+// omega_i = 2 pi / (t_comp,i + t_comm,i) * (1 + frequency_spread * g_i), g_i from the distribution.
+double natural_frequency(const SimConfig& c, std::int64_t i);
+
+// Initial phase of oscillator i; `from_file` holds the file's phases for kind = file (else empty).
+double initial_phase(const SimConfig& c, std::int64_t i, std::span<const double> from_file);
+
+// Reads N phases (radians, one per line, '#' comments) for [initial] kind = "file".
+std::vector<double> read_phase_file(const std::string& path, std::int64_t n);
+
+// v_p of the model equation: `strength` if given, else beta * kappa / mean period.
+double coupling_strength(const SimConfig& c, const Topology& t);
+
+// Local noise zeta_i(t): constant on each noise interval k. An oscillator that needs X * amplitude
+// periods of extra time runs at omega / (1 + amplitude X), X >= 0 with mean 1, so
+// zeta = -omega * amplitude X / (1 + amplitude X).
+double noise_value(const SimConfig& c, std::int64_t i, double omega, std::int64_t interval);
+
+// Caches zeta for the local oscillators on the two most recent noise intervals (adaptive steps go
+// back and forth across an interval boundary).
+class NoiseField {
+public:
+  NoiseField(const SimConfig& c, std::span<const std::int64_t> global_ids, std::span<const double> omega);
+  [[nodiscard]] bool active() const { return active_; }
+  // zeta for every local oscillator at time t.
+  const double* at(double t);
+
+private:
+  const SimConfig* cfg_;
+  std::vector<std::int64_t> ids_;
+  std::vector<double> omega_;
+  bool active_;
+  double interval_;
+  std::int64_t key_[2] = {-1, -1};
+  std::vector<double> values_[2];
+  int next_ = 0;
+};
+
+// Communication delay of edge (i <- j) on delay interval k.
+double edge_delay(const SimConfig& c, std::int64_t i, std::int64_t j, std::int64_t interval);
+
+}  // namespace ripple::model

@@ -1,0 +1,54 @@
+#pragma once
+// The right-hand side of the model for the oscillators one rank owns. MPI-free: the neighbour phases
+// it reads (ghosts, mean-field sums, history) are prepared by the caller (model/mpi).
+//
+//   dtheta_i/dt = omega_i + zeta_i(t) - (v_p / M_i) * sum_j T_ij V(theta_i(t) - theta_j(t - tau_ij))
+#include <cstdint>
+#include <vector>
+
+#include "ripple/model/config.hpp"
+#include "ripple/model/delay_history.hpp"
+#include "ripple/model/oscillators.hpp"
+
+namespace ripple::model {
+
+// Local rows of T. Column c < n_local is local oscillator c; otherwise ghost c - n_local.
+struct LocalGraph {
+  std::vector<std::uint32_t> row_ptr{0};
+  std::vector<std::uint32_t> cols;
+  std::vector<std::int64_t> local_ids;  // global id of each local oscillator (ascending)
+  std::vector<std::int64_t> ghost_ids;  // global id of each ghost slot
+  [[nodiscard]] std::size_t n_local() const { return local_ids.size(); }
+  [[nodiscard]] std::size_t n_ghost() const { return ghost_ids.size(); }
+};
+
+class RhsKernel {
+public:
+  // `omega` holds the local natural frequencies.
+  RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<double> omega, double vp);
+
+  // Undelayed coupling to the current phases x (local) and ghost.
+  void evaluate(double t, const double* x, const double* ghost, double* dxdt);
+  // All-to-all Kuramoto in O(N): sum_j sin(theta_i - theta_j) = sin(theta_i) C - cos(theta_i) S with
+  // S = sum_j sin(theta_j), C = sum_j cos(theta_j) over all N oscillators.
+  void evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt);
+  // Delayed coupling: neighbour phases from the history (local slots then ghost slots).
+  void evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt);
+
+  [[nodiscard]] const std::vector<double>& omega() const { return omega_; }
+
+private:
+  [[nodiscard]] double factor(std::size_t i) const;
+  template <class NeighbourPhase>
+  void couple(double t, const double* x, NeighbourPhase&& phase, double* dxdt);
+
+  const SimConfig* cfg_;
+  const LocalGraph* graph_;
+  std::vector<double> omega_;
+  double vp_;
+  double fixed_norm_;  // M for normalization N or none
+  NoiseField noise_;
+  std::vector<double> delayed_;  // scratch for a uniform delay
+};
+
+}  // namespace ripple::model

@@ -1,0 +1,399 @@
+#include "ripple/model/mpi/simulator.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <boost/numeric/odeint.hpp>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <functional>
+#include <memory>
+#include <numbers>
+
+#include "ripple/common/error.hpp"
+#include "ripple/common/mpi_util.hpp"
+#include "ripple/model/delay_history.hpp"
+#include "ripple/model/mpi/exact_sum.hpp"
+#include "ripple/model/mpi/ghost_exchange.hpp"
+#include "ripple/model/mpi/mpi_algebra.hpp"
+#include "ripple/model/mpi/partition.hpp"
+#include "ripple/model/mpi/sim_writer.hpp"
+#include "ripple/model/oscillators.hpp"
+#include "ripple/model/rhs_kernel.hpp"
+
+namespace ripple::model {
+namespace {
+
+namespace odeint = boost::numeric::odeint;
+using State = std::vector<double>;
+
+enum class Coupling { Ghosts, MeanField, Delayed };
+
+// Everything one rank needs to evaluate its part of the right-hand side. Not movable: the kernel
+// keeps a pointer to the graph.
+struct LocalModel {
+  LocalModel() = default;
+  LocalModel(const LocalModel&) = delete;
+  LocalModel& operator=(const LocalModel&) = delete;
+
+  LocalGraph graph;
+  std::unique_ptr<GhostExchange> exchange;
+  std::vector<double> omega;        // local
+  std::unique_ptr<RhsKernel> kernel;
+  std::unique_ptr<DelayHistory> history;
+  Coupling coupling = Coupling::Ghosts;
+  std::string partition;
+};
+
+// The odeint system: fills the neighbour phases the kernel reads, then calls the MPI-free kernel.
+class DistributedSystem {
+public:
+  DistributedSystem(MPI_Comm comm, LocalModel& m, const ExactSum& exact) : comm_(comm), m_(m), exact_(exact), ghost_(m.graph.n_ghost()) {}
+
+  void operator()(const State& x, State& dxdt, double t) {
+    ++evaluations;
+    switch (m_.coupling) {
+      case Coupling::Delayed: m_.kernel->evaluate_delayed(t, x.data(), *m_.history, dxdt.data()); break;
+      case Coupling::MeanField: {
+        ExactSum::Accumulator sums[2] = {0, 0};
+        for (const double v : x) {
+          ExactSum::add(sums[0], std::sin(v));
+          ExactSum::add(sums[1], std::cos(v));
+        }
+        exact_.allreduce(comm_, sums);
+        m_.kernel->evaluate_mean_field(t, x.data(), ExactSum::value(sums[0]), ExactSum::value(sums[1]), dxdt.data());
+        break;
+      }
+      case Coupling::Ghosts:
+        m_.exchange->exchange(x.data(), ghost_.data());
+        m_.kernel->evaluate(t, x.data(), ghost_.data(), dxdt.data());
+        break;
+    }
+    last_time = t;
+    last_derivative = &dxdt;
+  }
+
+  std::int64_t evaluations = 0;
+  double last_time = std::numeric_limits<double>::quiet_NaN();
+  const State* last_derivative = nullptr;
+
+private:
+  MPI_Comm comm_;
+  LocalModel& m_;
+  const ExactSum& exact_;
+  State ghost_;
+};
+
+void build_local_model(MPI_Comm comm, const SimConfig& cfg, const Topology& topology, LocalModel& m) {
+  const Partition part = make_partition(comm, topology);
+  m.partition = part.method;
+  const bool mean_field = topology.kind() == TopologyKind::All && cfg.model.potential == Potential::Kuramoto;
+  m.coupling = mean_field ? Coupling::MeanField : (cfg.delay.mean > 0 ? Coupling::Delayed : Coupling::Ghosts);
+  if (mean_field) {
+    m.graph.local_ids = part.owned;  // no explicit rows: O(N) mean field
+    m.graph.row_ptr.assign(part.owned.size() + 1, 0);
+  } else {
+    m.exchange = std::make_unique<GhostExchange>(comm, topology, part, m.graph);
+  }
+  for (const std::int64_t i : m.graph.local_ids) m.omega.push_back(natural_frequency(cfg, i));
+  m.kernel = std::make_unique<RhsKernel>(cfg, m.graph, m.omega, coupling_strength(cfg, topology));
+  if (m.coupling == Coupling::Delayed) {
+    std::vector<double> omega_all(m.omega);
+    omega_all.resize(m.graph.n_local() + m.graph.n_ghost());
+    m.exchange->exchange(m.omega.data(), omega_all.data() + m.graph.n_local());
+    m.history = std::make_unique<DelayHistory>(omega_all);
+  }
+}
+
+struct Observables {
+  double order_parameter;
+  double spread;
+};
+
+Observables observe(MPI_Comm comm, const ExactSum& exact, const State& x, std::int64_t n) {
+  ExactSum::Accumulator sums[2] = {0, 0};
+  double range[2] = {-HUGE_VAL, -HUGE_VAL};  // -min, max
+  for (const double v : x) {
+    ExactSum::add(sums[0], std::sin(v));
+    ExactSum::add(sums[1], std::cos(v));
+    range[0] = std::max(range[0], -v);
+    range[1] = std::max(range[1], v);
+  }
+  exact.allreduce(comm, sums);
+  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, comm));
+  const double s = ExactSum::value(sums[0]);
+  const double c = ExactSum::value(sums[1]);
+  return {std::sqrt(s * s + c * c) / static_cast<double>(n), range[1] + range[0]};
+}
+
+// Integrates segment by segment (kicks split segments), storing states at the output times.
+class Integrator {
+public:
+  Integrator(MPI_Comm comm, const SimConfig& cfg, LocalModel& m, SimWriter& writer, const SimOptions& options)
+      : comm_(comm), cfg_(cfg), m_(m), writer_(writer), options_(options), sys_(comm, m, exact_),
+        rank0_(comm_rank(comm) == 0) {
+    const double interval = cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0;
+    interval_ = interval;
+    outputs_ = output_count(cfg);
+    dt_ = cfg.solver.dt > 0 ? cfg.solver.dt : cfg.mean_period() / 100.0;
+    if (m.coupling == Coupling::Delayed) {
+      tau_min_ = cfg.delay.mean - cfg.delay.jitter;
+      tau_max_ = cfg.delay.mean + cfg.delay.jitter;
+      dt_ = std::min(dt_, tau_min_);
+    }
+    for (const Kick& k : cfg.kicks)
+      if (k.time < cfg.solver.t_end) kicks_.push_back(k);
+    std::stable_sort(kicks_.begin(), kicks_.end(), [](const Kick& a, const Kick& b) { return a.time < b.time; });
+  }
+
+  static std::int64_t output_count(const SimConfig& cfg) {
+    const double interval = cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0;
+    return static_cast<std::int64_t>(std::floor(cfg.solver.t_end / interval + 1e-9)) + 1;
+  }
+
+  void run(State& x, SimStats& stats) {
+    start_wall_ = last_progress_ = MPI_Wtime();
+    double t = 0.0;
+    apply_kicks(x, t);
+    if (m_.history) push_history_start(x, t);
+    if (cfg_.solver.method == Method::Dopri5) run_dopri5(x, t);
+    else run_rk4(x, t);
+    const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
+    stats.steps = steps_;
+    stats.rhs_evaluations = sys_.evaluations;
+    stats.output_times = outputs_;
+    stats.final_time = t;
+    stats.final_order_parameter = o.order_parameter;
+    stats.final_phase_spread = o.spread;
+    stats.final_lag_seconds = o.spread * cfg_.mean_period() / (2.0 * std::numbers::pi);
+    stats.wall_seconds = MPI_Wtime() - start_wall_;
+  }
+
+private:
+  [[nodiscard]] double output_time(std::int64_t k) const { return std::min(static_cast<double>(k) * interval_, cfg_.solver.t_end); }
+  [[nodiscard]] double segment_end(double t) const {
+    for (const Kick& k : kicks_)
+      if (k.time > t) return k.time;
+    return cfg_.solver.t_end;
+  }
+  // Output k belongs to the segment [t, end) (or [t, end] for the last one).
+  [[nodiscard]] bool in_segment(std::int64_t k, double end) const {
+    return k < outputs_ && (output_time(k) < end || (end == cfg_.solver.t_end && output_time(k) <= end));
+  }
+
+  void run_dopri5(State& x, double& t) {
+    using Dopri = odeint::runge_kutta_dopri5<State, double, State, double, MpiAlgebra>;
+    MpiAlgebra algebra;
+    algebra.comm = comm_;
+    const double max_dt = m_.coupling == Coupling::Delayed ? tau_min_ : 0.0;
+    auto stepper = odeint::make_dense_output(cfg_.solver.atol, cfg_.solver.rtol, max_dt, Dopri(algebra));
+    State xo(x.size());
+    while (true) {
+      const double end = segment_end(t);
+      stepper.initialize(x, t, dt_);
+      const auto step = [&] {
+        const double t_old = stepper.current_time();
+        stepper.do_step(std::ref(sys_));
+        after_step(t_old, stepper.current_time(), stepper.current_state());
+      };
+      for (; in_segment(next_output_, end); ++next_output_) {
+        const double to = output_time(next_output_);
+        while (stepper.current_time() < to) step();
+        if (to == stepper.current_time()) xo = stepper.current_state();
+        else stepper.calc_state(to, xo);
+        emit(to, xo);
+      }
+      while (stepper.current_time() < end) step();
+      if (end == stepper.current_time()) x = stepper.current_state();
+      else stepper.calc_state(end, x);
+      dt_ = std::min(stepper.current_time_step(), max_dt > 0 ? max_dt : HUGE_VAL);
+      t = end;
+      if (end >= cfg_.solver.t_end) return;
+      if (m_.history) m_.history->truncate_after(t);
+      apply_kicks(x, t);
+    }
+  }
+
+  void run_rk4(State& x, double& t) {
+    using Rk4 = odeint::runge_kutta4<State, double, State, double, MpiAlgebra>;
+    MpiAlgebra algebra;
+    algebra.comm = comm_;
+    Rk4 stepper(algebra);
+    const auto advance_to = [&](double target) {
+      while (t < target) {
+        double h = std::min(dt_, target - t);
+        if (target - (t + h) < 1e-9 * dt_) h = target - t;  // land exactly on the target
+        const double t_old = t;
+        stepper.do_step(std::ref(sys_), x, t, h);
+        t = h == target - t ? target : t + h;
+        after_step(t_old, t, x);
+      }
+    };
+    while (true) {
+      const double end = segment_end(t);
+      for (; in_segment(next_output_, end); ++next_output_) {
+        advance_to(output_time(next_output_));
+        emit(t, x);
+      }
+      advance_to(end);
+      if (end >= cfg_.solver.t_end) return;
+      apply_kicks(x, t);
+    }
+  }
+
+  void after_step(double t_old, double t_new, const State& x) {
+    ++steps_;
+    if (m_.history) {
+      push_history(t_new, x);
+      m_.history->discard_before(t_old - tau_max_);
+    }
+    if (rank0_ && options_.progress && MPI_Wtime() - last_progress_ > options_.progress_every) {
+      last_progress_ = MPI_Wtime();
+      const double elapsed = last_progress_ - start_wall_;
+      const double frac = t_new / cfg_.solver.t_end;
+      std::fprintf(stderr, "ripple sim: t = %.6g of %.6g s (%.0f%%), %lld steps, %.0f steps/s, eta %.0f s\n", t_new,
+                   cfg_.solver.t_end, 100.0 * frac, static_cast<long long>(steps_), static_cast<double>(steps_) / elapsed,
+                   elapsed * (1.0 - frac) / std::max(frac, 1e-12));
+    }
+  }
+
+  // Derivative at (x, t). After an accepted dopri5 step the system's last evaluation was exactly
+  // there (first-same-as-last); otherwise (rk4, kicks) it costs one more evaluation.
+  const State& derivative(const State& x, double t) {
+    if (cfg_.solver.method == Method::Dopri5 && sys_.last_time == t && sys_.last_derivative != nullptr) return *sys_.last_derivative;
+    scratch_.resize(x.size());
+    sys_(x, scratch_, t);
+    sys_.last_derivative = nullptr;  // scratch_ is ours, not the stepper's
+    return scratch_;
+  }
+
+  void push_history(double t, const State& x) {
+    const State& d = derivative(x, t);
+    const std::size_t n = x.size();
+    values_.resize(m_.history->width());
+    derivs_.resize(m_.history->width());
+    std::copy(x.begin(), x.end(), values_.begin());
+    std::copy(d.begin(), d.end(), derivs_.begin());
+    m_.exchange->exchange(values_.data(), values_.data() + n);
+    m_.exchange->exchange(derivs_.data(), derivs_.data() + n);
+    m_.history->push(t, values_, derivs_);
+  }
+
+  // The first entry's derivative needs the history itself; before t0 it is free running at omega.
+  void push_history_start(const State& x, double t) {
+    values_.resize(m_.history->width());
+    std::copy(x.begin(), x.end(), values_.begin());
+    m_.exchange->exchange(values_.data(), values_.data() + x.size());
+    std::vector<double> omega_all(m_.history->width(), 0.0);
+    m_.history->push(t, values_, omega_all);  // derivatives unused for lookups before t
+    scratch_.resize(x.size());
+    sys_(x, scratch_, t);
+    const State d = scratch_;
+    m_.history->truncate_after(std::nextafter(t, -HUGE_VAL));
+    derivs_.resize(m_.history->width());
+    std::copy(d.begin(), d.end(), derivs_.begin());
+    m_.exchange->exchange(derivs_.data(), derivs_.data() + x.size());
+    m_.history->push(t, values_, derivs_);
+  }
+
+  void apply_kicks(State& x, double t) {
+    bool any = false;
+    for (const Kick& k : kicks_) {
+      if (k.time != t) continue;
+      if (!any && m_.history && t > 0) push_history(t, x);  // the state just before the kicks
+      any = true;
+      sys_.last_derivative = nullptr;
+      const auto& ids = m_.graph.local_ids;
+      const auto it = std::lower_bound(ids.begin(), ids.end(), k.oscillator);
+      if (it != ids.end() && *it == k.oscillator) {
+        const auto l = static_cast<std::size_t>(it - ids.begin());
+        x[l] -= m_.omega[l] * k.delay;  // falls behind by k.delay seconds
+      }
+    }
+    if (any && m_.history && t > 0) push_history(t, x);
+  }
+
+  void emit(double t, const State& x) {
+    const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
+    writer_.write_phase(next_output_, t, o.order_parameter, x);
+  }
+
+  MPI_Comm comm_;
+  const SimConfig& cfg_;
+  LocalModel& m_;
+  SimWriter& writer_;
+  SimOptions options_;
+  ExactSum exact_;
+  DistributedSystem sys_;
+  bool rank0_;
+  double interval_ = 0;
+  std::int64_t outputs_ = 0;
+  std::int64_t next_output_ = 0;
+  double dt_ = 0;
+  double tau_min_ = 0;
+  double tau_max_ = 0;
+  std::vector<Kick> kicks_;
+  std::int64_t steps_ = 0;
+  double start_wall_ = 0;
+  double last_progress_ = 0;
+  State scratch_, values_, derivs_;
+};
+
+std::int64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<std::int64_t>(u.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provenance, const SimOptions& options) {
+  SimStats stats;
+  stats.oscillators = cfg.model.oscillators;
+  stats.ranks = comm_size(comm);
+  stats.output_file = cfg.output.file;
+
+  Topology topology;
+  std::vector<double> file_phases;
+  run_collectively(comm, [&] {
+    topology = Topology::from_config(cfg.topology, cfg.model.oscillators);
+    if (cfg.initial.kind == InitialKind::File) file_phases = read_phase_file(cfg.initial.file, cfg.model.oscillators);
+  });
+  LocalModel model;
+  run_collectively(comm, [&] { build_local_model(comm, cfg, topology, model); });
+  stats.partition = model.partition;
+
+  State x;
+  x.reserve(model.graph.n_local());
+  for (const std::int64_t i : model.graph.local_ids) x.push_back(initial_phase(cfg, i, file_phases));
+  file_phases = {};
+
+  SimWriter writer(comm, cfg, provenance, model.graph.local_ids, Integrator::output_count(cfg), options.force);
+  writer.write_omega(model.omega);
+  Integrator integrator(comm, cfg, model, writer, options);
+  integrator.run(x, stats);
+  writer.finish();
+
+  std::int64_t rss[2] = {peak_rss_bytes(), peak_rss_bytes()};
+  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &rss[0], 1, MPI_INT64_T, MPI_SUM, comm));
+  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &rss[1], 1, MPI_INT64_T, MPI_MAX, comm));
+  stats.peak_rss_bytes = rss[0];
+  stats.peak_rss_bytes_max_rank = rss[1];
+  return stats;
+}
+
+std::string summary_json(const SimStats& s) {
+  const double osc_steps = static_cast<double>(s.oscillators) * static_cast<double>(std::max<std::int64_t>(s.steps, 1));
+  return fmt::format(
+      "{{\"oscillators\": {}, \"ranks\": {}, \"steps\": {}, \"rhs_evaluations\": {}, \"output_times\": {}, "
+      "\"wall_seconds\": {:.6f}, \"ns_per_oscillator_step\": {:.3f}, \"final_time\": {:.17g}, "
+      "\"final_order_parameter\": {:.17g}, \"final_phase_spread\": {:.17g}, \"final_lag_seconds\": {:.17g}, "
+      "\"peak_rss_bytes\": {}, \"peak_rss_bytes_max_rank\": {}, \"partition\": \"{}\", \"output_file\": \"{}\"}}",
+      s.oscillators, s.ranks, s.steps, s.rhs_evaluations, s.output_times, s.wall_seconds, s.wall_seconds * 1e9 / osc_steps,
+      s.final_time, s.final_order_parameter, s.final_phase_spread, s.final_lag_seconds, s.peak_rss_bytes,
+      s.peak_rss_bytes_max_rank, s.partition, s.output_file);
+}
+
+}  // namespace ripple::model
