@@ -1,0 +1,33 @@
+#include "sim_fixture.hpp"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+
+#include "ripple/model/config.hpp"
+
+namespace ripple::test {
+
+SimRun run_sim(const std::string& toml, const std::vector<std::string>& overrides) {
+  static int counter = 0;
+  long id = getpid();
+  MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const std::string path = ::testing::TempDir() + "ripple_sim_" + std::to_string(id) + "_" + std::to_string(counter++) + ".h5";
+  std::vector<std::string> all = overrides;
+  all.push_back("output.file=\"" + path + "\"");
+  const model::SimConfig cfg = model::parse_config(toml, "test", all);
+  Provenance prov;
+  prov.version = "test";
+  model::SimOptions options;
+  options.force = true;
+  options.progress = false;
+  SimRun run;
+  run.stats = model::simulate(MPI_COMM_WORLD, cfg, prov, options);
+  run.out = std::make_unique<model::SimReader>(path);
+  run.n = run.out->oscillators();
+  run.phases = run.out->phases();
+  return run;
+}
+
+}  // namespace ripple::test

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "ripple/common/error.hpp"
+#include "ripple/model/config.hpp"
+
+namespace ripple::model {
+namespace {
+
+const char* kMinimal = R"(
+[model]
+oscillators = 8
+t_comp = 1e-3
+[solver]
+t_end = 0.01
+)";
+
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_config(text, "test.toml", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Config, DefaultsAreFilledInAndRecorded) {
+  const SimConfig c = parse_config(kMinimal, "test.toml");
+  EXPECT_EQ(c.model.oscillators, 8);
+  EXPECT_EQ(c.model.potential, Potential::Tanh);
+  EXPECT_EQ(c.topology.kind, TopologyKind::Chain);
+  EXPECT_EQ(c.topology.distances, (std::vector<std::int64_t>{-1, 1}));
+  EXPECT_DOUBLE_EQ(c.mean_period(), 1e-3);
+  // The resolved configuration holds every key, so that it alone reproduces the run.
+  const SimConfig again = parse_config(c.resolved_toml, "resolved.toml");
+  EXPECT_EQ(again.resolved_toml, c.resolved_toml);
+  EXPECT_NE(c.resolved_toml.find("potential"), std::string::npos);
+}
+
+TEST(Config, OverridesParseTomlValuesAndBareWords) {
+  const SimConfig c = parse_config(kMinimal, "test.toml", {"model.potential=kuramoto", "model.oscillators=16", "topology.distances=[-1,1,-2]"});
+  EXPECT_EQ(c.model.potential, Potential::Kuramoto);
+  EXPECT_EQ(c.model.oscillators, 16);
+  EXPECT_EQ(c.topology.distances.size(), 3u);
+  EXPECT_NE(error_of(kMinimal, {"nodot=1"}).find("section.key=value"), std::string::npos);
+}
+
+TEST(Config, KappaIsAModeOrANumberAndStrengthIsOptional) {
+  EXPECT_EQ(parse_config(kMinimal, "t", {"model.kappa=max"}).model.kappa_mode, KappaMode::Max);
+  const SimConfig c = parse_config(kMinimal, "t", {"model.kappa=2.5", "model.strength=40"});
+  EXPECT_EQ(c.model.kappa_mode, KappaMode::Value);
+  EXPECT_DOUBLE_EQ(c.model.kappa_value, 2.5);
+  EXPECT_DOUBLE_EQ(*c.model.strength, 40.0);
+}
+
+TEST(Config, BadInputNamesTheKey) {
+  EXPECT_NE(error_of(kMinimal, {"model.oscilators=3"}).find("[model] oscilators: unknown key"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"model.oscillators=0"}).find("[model] oscillators"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"model.oscillators=\"ten\""}).find("expected an integer, got a string"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"model.t_comp=-1"}).find("[model] t_comp"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"model.t_comp=nan"}).find("finite"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"model.t_comp=[1.0, 2.0]"}).find("give one number or an array of 8"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"model.potential=spring"}).find("unknown value \"spring\""), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"topology.kind=grid2d", "topology.dims=[3,3]"}).find("product 9 differs"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"topology.distances=[0]"}).find("[topology] distances"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"solver.t_end=-1"}).find("[solver] t_end"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"delay.mean=1e-3", "delay.jitter=2e-3"}).find("[delay] jitter"), std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[[kick]]\noscillator = 8\ntime = 0\ndelay = 1\n").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[extra]\nx = 1\n").find("unknown section [extra]"), std::string::npos);
+  EXPECT_NE(error_of("[model]\noscillators = \n").find("TOML syntax error"), std::string::npos);
+  EXPECT_NE(error_of("[model]\noscillators = 4\n[solver]\nt_end=1\n").find("[model] t_comp: is required"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ripple::model
