@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Acceptance 8: bad input gives one line naming the key or file, exit code 2 on every rank, no hang.
+source "$(dirname "$0")/lib.sh"
+
+cat > good.toml <<'TOML'
+[model]
+oscillators = 16
+t_comp = 1.0e-3
+[solver]
+t_end = 0.002
+[output]
+file = "out.h5"
+TOML
+
+# expect_error NAME PATTERN ARGS...: 2 ranks, exit code 2, exactly one error line that matches.
+expect_error() {
+  local name=$1 pattern=$2; shift 2
+  set +e
+  run_np 2 sim "$@" > out.txt 2> err.txt
+  local rc=$?
+  set -e
+  local lines
+  lines=$(grep -c '^ripple: error' err.txt || true)
+  if [ "$rc" -ne 2 ]; then fail "$name: exit code $rc (want 2): $(cat err.txt)"; return; fi
+  if [ "$lines" -ne 1 ]; then fail "$name: $lines error lines (want 1): $(cat err.txt)"; return; fi
+  if ! grep -q -- "$pattern" err.txt; then fail "$name: message lacks '$pattern': $(cat err.txt)"; return; fi
+  pass "$name: $(grep '^ripple: error' err.txt)"
+}
+
+expect_error "unknown key" "\[model\] oscilators: unknown key" good.toml --set model.oscilators=3
+expect_error "wrong type" "\[model\] oscillators: expected an integer" good.toml --set 'model.oscillators="many"'
+expect_error "N <= 0" "\[model\] oscillators: must be a positive" good.toml --set model.oscillators=0
+expect_error "negative time" "\[model\] t_comm: times must not be negative" good.toml --set model.t_comm=-1e-4
+expect_error "NaN" "\[model\] t_comp: must be a finite number" good.toml --set model.t_comp=nan
+expect_error "dims product" "\[topology\] dims: product 12 differs" good.toml --set topology.kind=grid2d --set 'topology.dims=[3,4]'
+printf '0 1\n1 16\n' > bad_edges.txt
+expect_error "edge index" "bad_edges.txt:2: index out of range" good.toml --set topology.kind=file --set 'topology.file="bad_edges.txt"'
+expect_error "missing config" "cannot read configuration file 'nope.toml'" nope.toml
+expect_error "unwritable output" "cannot create HDF5 file '/nonexistent/dir/out.h5'" good.toml --set 'output.file="/nonexistent/dir/out.h5"'
+run_np 2 sim good.toml --quiet || fail "good config failed"
+expect_error "existing output" "file 'out.h5' exists: pass --force" good.toml
+run_np 2 sim good.toml --quiet --force && pass "--force overwrites" || fail "--force did not overwrite"
+set +e; run_np 2 sim --bogus-option good.toml > /dev/null 2>&1; rc=$?; set -e
+[ "$rc" -eq 2 ] && pass "unknown option exits 2" || fail "unknown option exit code $rc"
+finish
