@@ -15,14 +15,29 @@ hid_t h5_check(hid_t id, const char* call, const char* file, int line) {
 void H5Id::reset() {
   if (id_ < 0) return;
   switch (H5Iget_type(id_)) {
-    case H5I_FILE: H5Fclose(id_); break;
-    case H5I_GROUP: H5Gclose(id_); break;
-    case H5I_DATASET: H5Dclose(id_); break;
-    case H5I_DATASPACE: H5Sclose(id_); break;
-    case H5I_DATATYPE: H5Tclose(id_); break;
-    case H5I_ATTR: H5Aclose(id_); break;
-    case H5I_GENPROP_LST: H5Pclose(id_); break;
-    default: break;
+    case H5I_FILE:
+      H5Fclose(id_);
+      break;
+    case H5I_GROUP:
+      H5Gclose(id_);
+      break;
+    case H5I_DATASET:
+      H5Dclose(id_);
+      break;
+    case H5I_DATASPACE:
+      H5Sclose(id_);
+      break;
+    case H5I_DATATYPE:
+      H5Tclose(id_);
+      break;
+    case H5I_ATTR:
+      H5Aclose(id_);
+      break;
+    case H5I_GENPROP_LST:
+      H5Pclose(id_);
+      break;
+    default:
+      break;
   }
   id_ = H5I_INVALID_HID;
 }
@@ -72,8 +87,8 @@ void write_attribute(hid_t obj, const std::string& name, double value) {
 
 H5Id create_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& shape) {
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)));
-  return H5Id(RIPPLE_H5_CHECK(
-      H5Dcreate2(file, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  return H5Id(
+      RIPPLE_H5_CHECK(H5Dcreate2(file, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
 }
 
 void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,

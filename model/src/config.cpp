@@ -56,8 +56,10 @@ public:
 
   double as_number(const std::string& key, const toml::node& n) const {
     std::optional<double> v;
-    if (n.is_integer()) v = static_cast<double>(*n.value<std::int64_t>());
-    else if (n.is_floating_point()) v = *n.value<double>();
+    if (n.is_integer())
+      v = static_cast<double>(*n.value<std::int64_t>());
+    else if (n.is_floating_point())
+      v = *n.value<double>();
     if (!v) fail(key, fmt::format("expected a number, got a {}", type_name(n)));
     if (!std::isfinite(*v)) fail(key, "must be a finite number (NaN and inf are not allowed)");
     return *v;
@@ -143,13 +145,20 @@ public:
 private:
   static std::string type_name(const toml::node& n) {
     switch (n.type()) {
-      case toml::node_type::string: return "string";
-      case toml::node_type::integer: return "integer";
-      case toml::node_type::floating_point: return "float";
-      case toml::node_type::boolean: return "boolean";
-      case toml::node_type::array: return "array";
-      case toml::node_type::table: return "table";
-      default: return "date or time";
+      case toml::node_type::string:
+        return "string";
+      case toml::node_type::integer:
+        return "integer";
+      case toml::node_type::floating_point:
+        return "float";
+      case toml::node_type::boolean:
+        return "boolean";
+      case toml::node_type::array:
+        return "array";
+      case toml::node_type::table:
+        return "table";
+      default:
+        return "date or time";
     }
   }
 
@@ -192,7 +201,8 @@ void validate(SimConfig& c) {
   for (const auto* name : {"t_comp", "t_comm"}) {
     const auto& v = std::string(name) == "t_comp" ? c.model.t_comp : c.model.t_comm;
     if (v.size() != 1 && static_cast<std::int64_t>(v.size()) != n)
-      bad(fmt::format("[model] {}", name), fmt::format("has {} values; give one number or an array of {} (oscillators)", v.size(), n));
+      bad(fmt::format("[model] {}", name),
+          fmt::format("has {} values; give one number or an array of {} (oscillators)", v.size(), n));
     for (double x : v)
       if (x < 0) bad(fmt::format("[model] {}", name), fmt::format("times must not be negative, got {}", x));
   }
@@ -209,11 +219,13 @@ void validate(SimConfig& c) {
     if (topo.distances.empty()) bad("[topology] distances", "must list at least one distance, e.g. [-1, 1]");
     for (auto d : topo.distances)
       if (d == 0 || (std::abs(d) >= n && n > 1))
-        bad("[topology] distances", fmt::format("distance {} is not allowed: use nonzero distances below oscillators = {}", d, n));
+        bad("[topology] distances",
+            fmt::format("distance {} is not allowed: use nonzero distances below oscillators = {}", d, n));
   }
   if (topo.kind == TopologyKind::Grid2D || topo.kind == TopologyKind::Grid3D) {
     const size_t want = topo.kind == TopologyKind::Grid2D ? 2 : 3;
-    if (topo.dims.size() != want) bad("[topology] dims", fmt::format("needs {} extents for {}", want, want == 2 ? "grid2d" : "grid3d"));
+    if (topo.dims.size() != want)
+      bad("[topology] dims", fmt::format("needs {} extents for {}", want, want == 2 ? "grid2d" : "grid3d"));
     std::int64_t prod = 1;
     for (auto d : topo.dims) {
       if (d <= 0) bad("[topology] dims", "extents must be positive");
@@ -234,7 +246,8 @@ void validate(SimConfig& c) {
   for (size_t k = 0; k < c.kicks.size(); ++k) {
     const auto& kick = c.kicks[k];
     const std::string where = fmt::format("[[kick]] #{}", k + 1);
-    if (kick.oscillator < 0 || kick.oscillator >= n) bad(where + " oscillator", fmt::format("{} is out of range [0, {})", kick.oscillator, n));
+    if (kick.oscillator < 0 || kick.oscillator >= n)
+      bad(where + " oscillator", fmt::format("{} is out of range [0, {})", kick.oscillator, n));
     if (kick.time < 0) bad(where + " time", "must not be negative");
     if (kick.delay < 0) bad(where + " delay", "must not be negative");
   }
@@ -263,13 +276,15 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
   try {
     root = toml::parse(toml_text, source);
   } catch (const toml::parse_error& e) {
-    throw InputError(fmt::format("{}:{}:{}: TOML syntax error: {}", source, e.source().begin.line, e.source().begin.column, e.description()));
+    throw InputError(
+        fmt::format("{}:{}:{}: TOML syntax error: {}", source, e.source().begin.line, e.source().begin.column, e.description()));
   }
   for (const auto& o : overrides) apply_override(root, o);
   static const std::set<std::string> sections{"model", "topology", "noise", "delay", "kick", "initial", "solver", "output"};
   for (const auto& [k, _] : root)
     if (!sections.contains(std::string(k.str())))
-      throw InputError(fmt::format("{}: unknown section [{}]: use model, topology, noise, delay, kick, initial, solver or output", source, k.str()));
+      throw InputError(fmt::format("{}: unknown section [{}]: use model, topology, noise, delay, kick, initial, solver or output",
+                                   source, k.str()));
 
   SimConfig c;
   c.source = source;
@@ -280,10 +295,13 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
     c.model.t_comm = s.numbers("t_comm", 0.0);
     c.model.frequency_spread = s.number("frequency_spread", 0.0);
     c.model.frequency_distribution = s.choice<FrequencyDistribution>("frequency_distribution", "grid",
-        {{"grid", FrequencyDistribution::Grid}, {"uniform", FrequencyDistribution::Uniform},
-         {"normal", FrequencyDistribution::Normal}, {"lorentzian", FrequencyDistribution::Lorentzian}});
+                                                                     {{"grid", FrequencyDistribution::Grid},
+                                                                      {"uniform", FrequencyDistribution::Uniform},
+                                                                      {"normal", FrequencyDistribution::Normal},
+                                                                      {"lorentzian", FrequencyDistribution::Lorentzian}});
     c.model.frequency_seed = static_cast<std::uint64_t>(s.integer("frequency_seed", 1));
-    c.model.potential = s.choice<Potential>("potential", "tanh",
+    c.model.potential = s.choice<Potential>(
+        "potential", "tanh",
         {{"tanh", Potential::Tanh}, {"kuramoto", Potential::Kuramoto}, {"bottleneck", Potential::Bottleneck}});
     c.model.sigma = s.number("sigma", std::numbers::pi);
     c.model.beta = s.choice<int>("protocol", "eager", {{"eager", 1}, {"rendezvous", 2}});
@@ -295,15 +313,19 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
       c.model.kappa_value = s.as_number("kappa", *kappa);
     }
     if (s.find("strength") != nullptr) c.model.strength = s.number("strength", std::nullopt);
-    c.model.normalization = s.choice<Normalization>("normalization", "N",
-        {{"N", Normalization::N}, {"degree", Normalization::Degree}, {"none", Normalization::None}});
+    c.model.normalization = s.choice<Normalization>(
+        "normalization", "N", {{"N", Normalization::N}, {"degree", Normalization::Degree}, {"none", Normalization::None}});
     s.finish();
   }
   {
     Section s(root, "topology", source);
     c.topology.kind = s.choice<TopologyKind>("kind", "chain",
-        {{"chain", TopologyKind::Chain}, {"ring", TopologyKind::Ring}, {"grid2d", TopologyKind::Grid2D},
-         {"grid3d", TopologyKind::Grid3D}, {"all", TopologyKind::All}, {"file", TopologyKind::File}});
+                                             {{"chain", TopologyKind::Chain},
+                                              {"ring", TopologyKind::Ring},
+                                              {"grid2d", TopologyKind::Grid2D},
+                                              {"grid3d", TopologyKind::Grid3D},
+                                              {"all", TopologyKind::All},
+                                              {"file", TopologyKind::File}});
     c.topology.distances = s.integers("distances", {-1, 1});
     c.topology.dims = s.integers("dims", {});
     c.topology.periodic = s.boolean("periodic", false);
@@ -313,7 +335,10 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
   {
     Section s(root, "noise", source);
     c.noise.kind = s.choice<NoiseKind>("kind", "none",
-        {{"none", NoiseKind::None}, {"exponential", NoiseKind::Exponential}, {"uniform", NoiseKind::Uniform}, {"normal", NoiseKind::Normal}});
+                                       {{"none", NoiseKind::None},
+                                        {"exponential", NoiseKind::Exponential},
+                                        {"uniform", NoiseKind::Uniform},
+                                        {"normal", NoiseKind::Normal}});
     c.noise.amplitude = s.number("amplitude", 0.0);
     c.noise.seed = static_cast<std::uint64_t>(s.integer("seed", 1));
     c.noise.interval = s.number("interval", 0.0);
@@ -329,7 +354,8 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
   }
   if (toml::node* kicks = root.get("kick")) {
     toml::array* arr = kicks->as_array();
-    if (arr == nullptr) throw InputError(fmt::format("{}: [[kick]] must be an array of tables: write [[kick]], not [kick]", source));
+    if (arr == nullptr)
+      throw InputError(fmt::format("{}: [[kick]] must be an array of tables: write [[kick]], not [kick]", source));
     for (size_t k = 0; k < arr->size(); ++k) {
       toml::table* t = (*arr)[k].as_table();
       if (t == nullptr) throw InputError(fmt::format("{}: [[kick]] #{} must be a table", source, k + 1));
@@ -344,7 +370,8 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
   }
   {
     Section s(root, "initial", source);
-    c.initial.kind = s.choice<InitialKind>("kind", "sync", {{"sync", InitialKind::Sync}, {"random", InitialKind::Random}, {"file", InitialKind::File}});
+    c.initial.kind = s.choice<InitialKind>(
+        "kind", "sync", {{"sync", InitialKind::Sync}, {"random", InitialKind::Random}, {"file", InitialKind::File}});
     c.initial.spread = s.number("spread", 0.0);
     c.initial.seed = static_cast<std::uint64_t>(s.integer("seed", 1));
     c.initial.file = s.string("file", "");

@@ -21,20 +21,30 @@ double natural_frequency(const SimConfig& c, std::int64_t i) {
   const auto id = static_cast<std::uint64_t>(i);
   double g = 0.0;
   switch (c.model.frequency_distribution) {
-    case FrequencyDistribution::Grid: g = n > 1 ? -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1) : 0.0; break;
-    case FrequencyDistribution::Uniform: g = 2.0 * uniform01(seed, Stream::Frequency, id, 0) - 1.0; break;
-    case FrequencyDistribution::Normal: g = standard_normal(seed, Stream::Frequency, id, 0); break;
-    case FrequencyDistribution::Lorentzian: g = std::tan(std::numbers::pi * (uniform01(seed, Stream::Frequency, id, 0) - 0.5)); break;
+    case FrequencyDistribution::Grid:
+      g = n > 1 ? -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1) : 0.0;
+      break;
+    case FrequencyDistribution::Uniform:
+      g = 2.0 * uniform01(seed, Stream::Frequency, id, 0) - 1.0;
+      break;
+    case FrequencyDistribution::Normal:
+      g = standard_normal(seed, Stream::Frequency, id, 0);
+      break;
+    case FrequencyDistribution::Lorentzian:
+      g = std::tan(std::numbers::pi * (uniform01(seed, Stream::Frequency, id, 0) - 0.5));
+      break;
   }
   return base * (1.0 + spread * g);
 }
 
 double initial_phase(const SimConfig& c, std::int64_t i, std::span<const double> from_file) {
   switch (c.initial.kind) {
-    case InitialKind::Sync: return 0.0;
+    case InitialKind::Sync:
+      return 0.0;
     case InitialKind::Random:
       return c.initial.spread * (2.0 * uniform01(c.initial.seed, Stream::Initial, static_cast<std::uint64_t>(i), 0) - 1.0);
-    case InitialKind::File: return from_file[static_cast<size_t>(i)];
+    case InitialKind::File:
+      return from_file[static_cast<size_t>(i)];
   }
   return 0.0;
 }
@@ -69,9 +79,14 @@ double noise_value(const SimConfig& c, std::int64_t i, double omega, std::int64_
   const auto k = static_cast<std::uint64_t>(interval);
   double x = 0.0;  // extra time in units of amplitude periods, mean 1
   switch (c.noise.kind) {
-    case NoiseKind::None: return 0.0;
-    case NoiseKind::Exponential: x = -std::log(uniform01(c.noise.seed, Stream::Noise, id, k)); break;
-    case NoiseKind::Uniform: x = 2.0 * uniform01(c.noise.seed, Stream::Noise, id, k); break;
+    case NoiseKind::None:
+      return 0.0;
+    case NoiseKind::Exponential:
+      x = -std::log(uniform01(c.noise.seed, Stream::Noise, id, k));
+      break;
+    case NoiseKind::Uniform:
+      x = 2.0 * uniform01(c.noise.seed, Stream::Noise, id, k);
+      break;
     case NoiseKind::Normal:  // half-normal scaled to mean 1
       x = std::abs(standard_normal(c.noise.seed, Stream::Noise, id, k)) * std::sqrt(std::numbers::pi / 2.0);
       break;
@@ -81,8 +96,11 @@ double noise_value(const SimConfig& c, std::int64_t i, double omega, std::int64_
 }
 
 NoiseField::NoiseField(const SimConfig& c, std::span<const std::int64_t> global_ids, std::span<const double> omega)
-    : cfg_(&c), ids_(global_ids.begin(), global_ids.end()), omega_(omega.begin(), omega.end()),
-      active_(c.noise.kind != NoiseKind::None && c.noise.amplitude > 0), interval_(c.noise_interval()) {}
+    : cfg_(&c),
+      ids_(global_ids.begin(), global_ids.end()),
+      omega_(omega.begin(), omega.end()),
+      active_(c.noise.kind != NoiseKind::None && c.noise.amplitude > 0),
+      interval_(c.noise_interval()) {}
 
 const double* NoiseField::at(double t) {
   const auto k = static_cast<std::int64_t>(std::floor(t / interval_));
@@ -98,7 +116,8 @@ const double* NoiseField::at(double t) {
 
 double edge_delay(const SimConfig& c, std::int64_t i, std::int64_t j, std::int64_t interval) {
   if (c.delay.jitter == 0.0) return c.delay.mean;
-  const auto edge = static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(c.model.oscillators) + static_cast<std::uint64_t>(j);
+  const auto edge =
+      static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(c.model.oscillators) + static_cast<std::uint64_t>(j);
   const double u = uniform01(c.delay.seed, Stream::Delay, edge, static_cast<std::uint64_t>(interval));
   return c.delay.mean + c.delay.jitter * (2.0 * u - 1.0);
 }

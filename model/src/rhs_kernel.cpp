@@ -7,7 +7,10 @@
 namespace ripple::model {
 
 RhsKernel::RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<double> omega, double vp)
-    : cfg_(&cfg), graph_(&graph), omega_(std::move(omega)), vp_(vp),
+    : cfg_(&cfg),
+      graph_(&graph),
+      omega_(std::move(omega)),
+      vp_(vp),
       fixed_norm_(cfg.model.normalization == Normalization::N ? static_cast<double>(cfg.model.oscillators) : 1.0),
       noise_(cfg, graph.local_ids, omega_) {}
 
@@ -37,7 +40,8 @@ void RhsKernel::couple(double t, const double* x, NeighbourPhase&& phase, double
 
 void RhsKernel::evaluate(double t, const double* x, const double* ghost, double* dxdt) {
   const std::size_t n = graph_->n_local();
-  couple(t, x, [&](std::size_t, std::uint32_t c) { return c < n ? x[c] : ghost[c - n]; }, dxdt);
+  couple(
+      t, x, [&](std::size_t, std::uint32_t c) { return c < n ? x[c] : ghost[c - n]; }, dxdt);
 }
 
 void RhsKernel::evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt) {
@@ -54,15 +58,19 @@ void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& 
     // One delay for every edge: interpolate each stored oscillator once.
     delayed_.resize(history.width());
     history.values(t - cfg_->delay.mean, delayed_.data());
-    couple(t, x, [&](std::size_t, std::uint32_t c) { return delayed_[c]; }, dxdt);
+    couple(
+        t, x, [&](std::size_t, std::uint32_t c) { return delayed_[c]; }, dxdt);
     return;
   }
   const std::size_t n = graph_->n_local();
   const auto k = static_cast<std::int64_t>(std::floor(t / cfg_->delay_interval()));
-  couple(t, x, [&](std::size_t i, std::uint32_t c) {
-    const std::int64_t j = c < n ? graph_->local_ids[c] : graph_->ghost_ids[c - n];
-    return history.value(c, t - edge_delay(*cfg_, graph_->local_ids[i], j, k));
-  }, dxdt);
+  couple(
+      t, x,
+      [&](std::size_t i, std::uint32_t c) {
+        const std::int64_t j = c < n ? graph_->local_ids[c] : graph_->ghost_ids[c - n];
+        return history.value(c, t - edge_delay(*cfg_, graph_->local_ids[i], j, k));
+      },
+      dxdt);
 }
 
 }  // namespace ripple::model

@@ -11,7 +11,8 @@ namespace ripple::model {
 namespace {
 
 std::string read_string_attribute(hid_t obj, const char* name, const std::string& path) {
-  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing: not a ripple-sim file", path, name));
+  if (H5Aexists(obj, name) <= 0)
+    throw InputError(fmt::format("{}: attribute '{}' is missing: not a ripple-sim file", path, name));
   H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
   H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
   if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0)
@@ -56,7 +57,8 @@ SimReader::SimReader(const std::string& path) : path_(path) {
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file_ < 0) throw InputError(fmt::format("{}: cannot open", path));
   try {
-    if (read_string_attribute(file_, s::kSchemaAttr, path) != s::kSchema) throw InputError(fmt::format("{}: not a {} file", path, s::kSchema));
+    if (read_string_attribute(file_, s::kSchemaAttr, path) != s::kSchema)
+      throw InputError(fmt::format("{}: not a {} file", path, s::kSchema));
     const std::int64_t version = read_int_attribute(file_, s::kVersionAttr, path);
     if (version != s::kVersion)
       throw InputError(fmt::format("{}: schema_version {} but this reader knows {}", path, version, s::kVersion));

@@ -84,7 +84,8 @@ void Topology::neighbours(std::int64_t i, std::vector<std::int64_t>& out) const 
         if (j != i) out.push_back(j);
       return;
     case TopologyKind::File:
-      out.assign(file_columns_.begin() + file_offsets_[static_cast<size_t>(i)], file_columns_.begin() + file_offsets_[static_cast<size_t>(i) + 1]);
+      out.assign(file_columns_.begin() + file_offsets_[static_cast<size_t>(i)],
+                 file_columns_.begin() + file_offsets_[static_cast<size_t>(i) + 1]);
       return;
   }
   std::sort(out.begin(), out.end());

@@ -16,10 +16,10 @@ using std::numbers::pi;
 
 // Two oscillators coupled both ways; omega_0 = 2 pi + dw, omega_1 = 2 pi (t_comp = 2 pi / omega).
 std::string pair_config(double dw, double k, const std::string& potential, double t_end, double interval) {
-  return "[model]\noscillators = 2\nt_comp = [" + std::to_string(2 * pi / (2 * pi + dw)) + ", 1.0]\n" +
-         "potential = \"" + potential + "\"\nnormalization = \"none\"\nstrength = " + std::to_string(k) +
-         "\n[solver]\nrtol = 1e-11\natol = 1e-11\nt_end = " + std::to_string(t_end) + "\n[output]\ninterval = " +
-         std::to_string(interval) + "\n";
+  return "[model]\noscillators = 2\nt_comp = [" + std::to_string(2 * pi / (2 * pi + dw)) + ", 1.0]\n" + "potential = \"" +
+         potential + "\"\nnormalization = \"none\"\nstrength = " + std::to_string(k) +
+         "\n[solver]\nrtol = 1e-11\natol = 1e-11\nt_end = " + std::to_string(t_end) +
+         "\n[output]\ninterval = " + std::to_string(interval) + "\n";
 }
 
 // Adler: phi = theta_0 - theta_1 obeys phi' = dw - 2K sin(phi).
@@ -45,7 +45,9 @@ TEST(Adler, SlipsWithThePredictedPeriod) {
     const double a = r.phase(s - 1, 0) - r.phase(s - 1, 1);
     const double b = r.phase(s, 0) - r.phase(s, 1);
     const double level = 2 * pi * std::ceil(a / (2 * pi));
-    if (a < level && b >= level) crossings.push_back(t[static_cast<size_t>(s - 1)] + (level - a) / (b - a) * (t[static_cast<size_t>(s)] - t[static_cast<size_t>(s - 1)]));
+    if (a < level && b >= level)
+      crossings.push_back(t[static_cast<size_t>(s - 1)] +
+                          (level - a) / (b - a) * (t[static_cast<size_t>(s)] - t[static_cast<size_t>(s - 1)]));
   }
   ASSERT_GE(crossings.size(), 5u);
   const double period = (crossings.back() - crossings[1]) / static_cast<double>(crossings.size() - 2);
@@ -135,8 +137,9 @@ std::string all_to_all(double k, double t_end) {
   const double gamma = 1.0;  // base omega = 2 pi, spread gamma / (2 pi)
   return "[model]\noscillators = 2000\nt_comp = 1.0\nfrequency_spread = " + ChainCase::fmt_double(gamma / (2 * pi)) +
          "\nfrequency_distribution = \"grid\"\npotential = \"kuramoto\"\nnormalization = \"N\"\nstrength = " +
-         ChainCase::fmt_double(k) + "\n[topology]\nkind = \"all\"\n[solver]\nrtol = 1e-8\natol = 1e-8\nt_end = " +
-         ChainCase::fmt_double(t_end) + "\n[output]\ninterval = 0.5\n";
+         ChainCase::fmt_double(k) +
+         "\n[topology]\nkind = \"all\"\n[solver]\nrtol = 1e-8\natol = 1e-8\nt_end = " + ChainCase::fmt_double(t_end) +
+         "\n[output]\ninterval = 0.5\n";
 }
 
 TEST(KuramotoAllToAll, LockedBranchOrderParameter) {
@@ -165,14 +168,16 @@ TEST(KuramotoAllToAll, IncoherentBelowCriticalCoupling) {
 // Two identical delayed oscillators lock in phase at Omega = omega - K sin(Omega tau).
 TEST(Delay, InPhaseLockedFrequency) {
   const double k = 1.0, tau = 0.1, omega = 2 * pi;
-  const SimRun r = run_sim("[model]\noscillators = 2\nt_comp = 1.0\npotential = \"kuramoto\"\nnormalization = \"none\"\n"
-                           "strength = 1.0\n[delay]\nmean = 0.1\n[solver]\nrtol = 1e-11\natol = 1e-11\nt_end = 40\n"
-                           "[output]\ninterval = 0.5\n");
+  const SimRun r = run_sim(
+      "[model]\noscillators = 2\nt_comp = 1.0\npotential = \"kuramoto\"\nnormalization = \"none\"\n"
+      "strength = 1.0\n[delay]\nmean = 0.1\n[solver]\nrtol = 1e-11\natol = 1e-11\nt_end = 40\n"
+      "[output]\ninterval = 0.5\n");
   double big = omega;  // Newton for Omega
   for (int it = 0; it < 50; ++it) big -= (big - omega + k * std::sin(big * tau)) / (1 + k * tau * std::cos(big * tau));
   const auto t = r.out->time();
   const std::int64_t last = r.out->times() - 1;
-  const double slope = (r.phase(last, 0) - r.phase(last - 10, 0)) / (t[static_cast<size_t>(last)] - t[static_cast<size_t>(last - 10)]);
+  const double slope =
+      (r.phase(last, 0) - r.phase(last - 10, 0)) / (t[static_cast<size_t>(last)] - t[static_cast<size_t>(last - 10)]);
   EXPECT_NEAR(slope, big, 1e-6);
   EXPECT_NEAR(r.phase(last, 0), r.phase(last, 1), 1e-9);
 }
@@ -213,7 +218,8 @@ TEST(IdleWave, TanhChainResynchronises) {
   // Soon after the kick the neighbours lag behind a distant oscillator: the wave spreads.
   bool spread_seen = false;
   for (std::int64_t s = 0; s < r.out->times(); ++s)
-    if (t[static_cast<size_t>(s)] > 0.01 && t[static_cast<size_t>(s)] < 0.05 && r.phase(s, 63) - r.phase(s, 17) > 0.1 * kick_phase)
+    if (t[static_cast<size_t>(s)] > 0.01 && t[static_cast<size_t>(s)] < 0.05 &&
+        r.phase(s, 63) - r.phase(s, 17) > 0.1 * kick_phase)
       spread_seen = true;
   EXPECT_TRUE(spread_seen);
   EXPECT_LT(r.stats.final_phase_spread, 1e-3);  // and decays completely

@@ -4,7 +4,6 @@
 #include <mpi.h>
 #include <unistd.h>
 
-
 #include "ripple/model/config.hpp"
 
 namespace ripple::test {

@@ -1,7 +1,8 @@
+#include "ripple/model/config.hpp"
+
 #include <gtest/gtest.h>
 
 #include "ripple/common/error.hpp"
-#include "ripple/model/config.hpp"
 
 namespace ripple::model {
 namespace {
@@ -37,7 +38,8 @@ TEST(Config, DefaultsAreFilledInAndRecorded) {
 }
 
 TEST(Config, OverridesParseTomlValuesAndBareWords) {
-  const SimConfig c = parse_config(kMinimal, "test.toml", {"model.potential=kuramoto", "model.oscillators=16", "topology.distances=[-1,1,-2]"});
+  const SimConfig c =
+      parse_config(kMinimal, "test.toml", {"model.potential=kuramoto", "model.oscillators=16", "topology.distances=[-1,1,-2]"});
   EXPECT_EQ(c.model.potential, Potential::Kuramoto);
   EXPECT_EQ(c.model.oscillators, 16);
   EXPECT_EQ(c.topology.distances.size(), 3u);
@@ -64,7 +66,8 @@ TEST(Config, BadInputNamesTheKey) {
   EXPECT_NE(error_of(kMinimal, {"topology.distances=[0]"}).find("[topology] distances"), std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"solver.t_end=-1"}).find("[solver] t_end"), std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"delay.mean=1e-3", "delay.jitter=2e-3"}).find("[delay] jitter"), std::string::npos);
-  EXPECT_NE(error_of(std::string(kMinimal) + "[[kick]]\noscillator = 8\ntime = 0\ndelay = 1\n").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of(std::string(kMinimal) + "[[kick]]\noscillator = 8\ntime = 0\ndelay = 1\n").find("out of range"),
+            std::string::npos);
   EXPECT_NE(error_of(std::string(kMinimal) + "[extra]\nx = 1\n").find("unknown section [extra]"), std::string::npos);
   EXPECT_NE(error_of("[model]\noscillators = \n").find("TOML syntax error"), std::string::npos);
   EXPECT_NE(error_of("[model]\noscillators = 4\n[solver]\nt_end=1\n").find("[model] t_comp: is required"), std::string::npos);

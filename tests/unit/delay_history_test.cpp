@@ -1,8 +1,8 @@
+#include "ripple/model/delay_history.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "ripple/model/delay_history.hpp"
 
 namespace ripple::model {
 namespace {
@@ -35,7 +35,7 @@ TEST(DelayHistory, DiscontinuityAndTrimming) {
   h.truncate_after(1.0);
   EXPECT_EQ(h.entries(), 3u);
   h.discard_before(1.0);
-  EXPECT_EQ(h.entries(), 1u);  // the last entry at or before 1.0 remains
+  EXPECT_EQ(h.entries(), 1u);                  // the last entry at or before 1.0 remains
   EXPECT_NEAR(h.value(0, 1.25), 0.75, 1e-15);  // tangent past the last entry
 }
 

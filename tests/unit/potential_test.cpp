@@ -1,9 +1,9 @@
+#include "ripple/model/potential.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numbers>
-
-#include "ripple/model/potential.hpp"
 
 namespace ripple::model {
 namespace {

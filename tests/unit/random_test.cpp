@@ -1,10 +1,11 @@
+#include "ripple/model/random.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "ripple/model/config.hpp"
 #include "ripple/model/oscillators.hpp"
-#include "ripple/model/random.hpp"
 
 namespace ripple::model {
 namespace {

@@ -1,9 +1,10 @@
+#include "ripple/model/topology.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "ripple/common/error.hpp"
-#include "ripple/model/topology.hpp"
 
 namespace ripple::model {
 namespace {

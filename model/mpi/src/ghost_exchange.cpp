@@ -29,7 +29,8 @@ GhostExchange::GhostExchange(MPI_Comm comm, const Topology& topology, const Part
       global_cols.push_back(j);
       if (local_index(j) < 0) ghosts.emplace_back(partition.owner_of(j), j);
     }
-    RIPPLE_VERIFY(global_cols.size() < std::numeric_limits<std::uint32_t>::max(), "too many couplings on one rank: use more ranks");
+    RIPPLE_VERIFY(global_cols.size() < std::numeric_limits<std::uint32_t>::max(),
+                  "too many couplings on one rank: use more ranks");
     graph.row_ptr.push_back(static_cast<std::uint32_t>(global_cols.size()));
   }
   std::sort(ghosts.begin(), ghosts.end());
@@ -55,12 +56,14 @@ GhostExchange::GhostExchange(MPI_Comm comm, const Topology& topology, const Part
   std::vector<int> want_displs(static_cast<std::size_t>(ranks), 0);
   std::vector<int> give_displs(static_cast<std::size_t>(ranks), 0);
   for (int r = 1; r < ranks; ++r) {
-    want_displs[static_cast<std::size_t>(r)] = want_displs[static_cast<std::size_t>(r - 1)] + want[static_cast<std::size_t>(r - 1)];
-    give_displs[static_cast<std::size_t>(r)] = give_displs[static_cast<std::size_t>(r - 1)] + give[static_cast<std::size_t>(r - 1)];
+    want_displs[static_cast<std::size_t>(r)] =
+        want_displs[static_cast<std::size_t>(r - 1)] + want[static_cast<std::size_t>(r - 1)];
+    give_displs[static_cast<std::size_t>(r)] =
+        give_displs[static_cast<std::size_t>(r - 1)] + give[static_cast<std::size_t>(r - 1)];
   }
   std::vector<std::int64_t> requested(static_cast<std::size_t>(give_displs.back() + give.back()));
-  RIPPLE_MPI_CHECK(MPI_Alltoallv(graph.ghost_ids.data(), want.data(), want_displs.data(), MPI_INT64_T, requested.data(), give.data(),
-                                 give_displs.data(), MPI_INT64_T, comm));
+  RIPPLE_MPI_CHECK(MPI_Alltoallv(graph.ghost_ids.data(), want.data(), want_displs.data(), MPI_INT64_T, requested.data(),
+                                 give.data(), give_displs.data(), MPI_INT64_T, comm));
   for (const std::int64_t g : requested) {
     const std::int64_t l = local_index(g);
     RIPPLE_VERIFY(l >= 0, "ghost request for an oscillator this rank does not own");

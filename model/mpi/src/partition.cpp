@@ -46,7 +46,8 @@ Partition grid_blocks(const std::vector<std::int64_t>& extent, int ranks, int ra
   // MPI_Dims_create returns non-increasing extents; give the most parts to the longest axis.
   std::vector<int> axes(static_cast<size_t>(nd));
   for (int a = 0; a < nd; ++a) axes[static_cast<size_t>(a)] = a;
-  std::stable_sort(axes.begin(), axes.end(), [&](int a, int b) { return extent[static_cast<size_t>(a)] > extent[static_cast<size_t>(b)]; });
+  std::stable_sort(axes.begin(), axes.end(),
+                   [&](int a, int b) { return extent[static_cast<size_t>(a)] > extent[static_cast<size_t>(b)]; });
   std::vector<int> parts(static_cast<size_t>(nd));
   for (int k = 0; k < nd; ++k) parts[static_cast<size_t>(axes[static_cast<size_t>(k)])] = pdims[static_cast<size_t>(k)];
 
@@ -60,7 +61,8 @@ Partition grid_blocks(const std::vector<std::int64_t>& extent, int ranks, int ra
   }
   std::vector<std::pair<std::int64_t, std::int64_t>> range(static_cast<size_t>(nd));
   for (int a = 0; a < nd; ++a)
-    range[static_cast<size_t>(a)] = block_range(extent[static_cast<size_t>(a)], parts[static_cast<size_t>(a)], coord[static_cast<size_t>(a)]);
+    range[static_cast<size_t>(a)] =
+        block_range(extent[static_cast<size_t>(a)], parts[static_cast<size_t>(a)], coord[static_cast<size_t>(a)]);
   const auto& rz = nd == 3 ? range[2] : std::pair<std::int64_t, std::int64_t>{0, 1};
   for (std::int64_t z = rz.first; z < rz.second; ++z)
     for (std::int64_t y = range[1].first; y < range[1].second; ++y)
@@ -75,7 +77,8 @@ Partition grid_blocks(const std::vector<std::int64_t>& extent, int ranks, int ra
     }
     return r;
   };
-  p.method = nd == 2 ? fmt::format("grid-blocks {}x{}", parts[0], parts[1]) : fmt::format("grid-blocks {}x{}x{}", parts[0], parts[1], parts[2]);
+  p.method = nd == 2 ? fmt::format("grid-blocks {}x{}", parts[0], parts[1])
+                     : fmt::format("grid-blocks {}x{}x{}", parts[0], parts[1], parts[2]);
   return p;
 }
 
@@ -132,13 +135,15 @@ Partition make_partition(MPI_Comm comm, const Topology& topology) {
   const int rank = comm_rank(comm);
   switch (topology.kind()) {
     case TopologyKind::Grid2D:
-    case TopologyKind::Grid3D: return grid_blocks(topology.config().dims, ranks, rank);
+    case TopologyKind::Grid3D:
+      return grid_blocks(topology.config().dims, ranks, rank);
     case TopologyKind::File:
 #ifdef RIPPLE_HAVE_METIS
       if (ranks > 1) return metis(topology, ranks, rank);
 #endif
       return blocks(topology.size(), ranks, rank);
-    default: return blocks(topology.size(), ranks, rank);
+    default:
+      return blocks(topology.size(), ranks, rank);
   }
 }
 

@@ -1,8 +1,8 @@
 #include "ripple/model/mpi/sim_command.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 
@@ -13,10 +13,11 @@
 namespace ripple::model {
 
 int sim_main(int argc, char** argv) {
-  CLI::App app{"Solve the Physical Oscillator Model of an MPI program (docs/model.md).\n"
-               "Run it under mpirun/srun to spread the oscillators over ranks; results are bitwise\n"
-               "identical for any number of ranks.",
-               "ripple sim"};
+  CLI::App app{
+      "Solve the Physical Oscillator Model of an MPI program (docs/model.md).\n"
+      "Run it under mpirun/srun to spread the oscillators over ranks; results are bitwise\n"
+      "identical for any number of ranks.",
+      "ripple sim"};
   std::string config_path;
   std::vector<std::string> overrides;
   std::string summary_path;
@@ -57,7 +58,8 @@ int sim_main(int argc, char** argv) {
                   stats.ranks, stats.partition.c_str(), stats.final_time);
       std::printf("  %lld steps, %lld RHS evaluations, %.3f s wall, %.1f ns per oscillator-step\n",
                   static_cast<long long>(stats.steps), static_cast<long long>(stats.rhs_evaluations), stats.wall_seconds,
-                  stats.wall_seconds * 1e9 / (static_cast<double>(stats.oscillators) * static_cast<double>(std::max<std::int64_t>(stats.steps, 1))));
+                  stats.wall_seconds * 1e9 /
+                      (static_cast<double>(stats.oscillators) * static_cast<double>(std::max<std::int64_t>(stats.steps, 1))));
       std::printf("  final order parameter r = %.6f, phase spread = %.6g rad (%.6g s of lag)\n", stats.final_order_parameter,
                   stats.final_phase_spread, stats.final_lag_seconds);
       std::printf("  wrote %s (%lld stored states)\n", stats.output_file.c_str(), static_cast<long long>(stats.output_times));

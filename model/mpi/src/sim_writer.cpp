@@ -36,8 +36,10 @@ SimWriter::SimWriter(MPI_Comm comm, const SimConfig& cfg, const Provenance& prov
   write_attribute(omega_.get(), "units", std::string("rad/s"));
   write_attribute(time_.get(), "units", std::string("s"));
   for (const std::int64_t id : local_ids) {
-    if (!runs_.empty() && runs_.back().first + runs_.back().second == id) ++runs_.back().second;
-    else runs_.emplace_back(id, 1);
+    if (!runs_.empty() && runs_.back().first + runs_.back().second == id)
+      ++runs_.back().second;
+    else
+      runs_.emplace_back(id, 1);
   }
 }
 

@@ -7,8 +7,8 @@
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <numbers>
 
@@ -40,7 +40,7 @@ struct LocalModel {
 
   LocalGraph graph;
   std::unique_ptr<GhostExchange> exchange;
-  std::vector<double> omega;        // local
+  std::vector<double> omega;  // local
   std::unique_ptr<RhsKernel> kernel;
   std::unique_ptr<DelayHistory> history;
   Coupling coupling = Coupling::Ghosts;
@@ -50,12 +50,15 @@ struct LocalModel {
 // The odeint system: fills the neighbour phases the kernel reads, then calls the MPI-free kernel.
 class DistributedSystem {
 public:
-  DistributedSystem(MPI_Comm comm, LocalModel& m, const ExactSum& exact) : comm_(comm), m_(m), exact_(exact), ghost_(m.graph.n_ghost()) {}
+  DistributedSystem(MPI_Comm comm, LocalModel& m, const ExactSum& exact)
+      : comm_(comm), m_(m), exact_(exact), ghost_(m.graph.n_ghost()) {}
 
   void operator()(const State& x, State& dxdt, double t) {
     ++evaluations;
     switch (m_.coupling) {
-      case Coupling::Delayed: m_.kernel->evaluate_delayed(t, x.data(), *m_.history, dxdt.data()); break;
+      case Coupling::Delayed:
+        m_.kernel->evaluate_delayed(t, x.data(), *m_.history, dxdt.data());
+        break;
       case Coupling::MeanField: {
         ExactSum::Accumulator sums[2] = {0, 0};
         for (const double v : x) {
@@ -132,8 +135,7 @@ Observables observe(MPI_Comm comm, const ExactSum& exact, const State& x, std::i
 class Integrator {
 public:
   Integrator(MPI_Comm comm, const SimConfig& cfg, LocalModel& m, SimWriter& writer, const SimOptions& options)
-      : comm_(comm), cfg_(cfg), m_(m), writer_(writer), options_(options), sys_(comm, m, exact_),
-        rank0_(comm_rank(comm) == 0) {
+      : comm_(comm), cfg_(cfg), m_(m), writer_(writer), options_(options), sys_(comm, m, exact_), rank0_(comm_rank(comm) == 0) {
     const double interval = cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0;
     interval_ = interval;
     outputs_ = output_count(cfg);
@@ -158,8 +160,10 @@ public:
     double t = 0.0;
     apply_kicks(x, t);
     if (m_.history) push_history_start(x, t);
-    if (cfg_.solver.method == Method::Dopri5) run_dopri5(x, t);
-    else run_rk4(x, t);
+    if (cfg_.solver.method == Method::Dopri5)
+      run_dopri5(x, t);
+    else
+      run_rk4(x, t);
     const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
     stats.steps = steps_;
     stats.rhs_evaluations = sys_.evaluations;
@@ -172,7 +176,9 @@ public:
   }
 
 private:
-  [[nodiscard]] double output_time(std::int64_t k) const { return std::min(static_cast<double>(k) * interval_, cfg_.solver.t_end); }
+  [[nodiscard]] double output_time(std::int64_t k) const {
+    return std::min(static_cast<double>(k) * interval_, cfg_.solver.t_end);
+  }
   [[nodiscard]] double segment_end(double t) const {
     for (const Kick& k : kicks_)
       if (k.time > t) return k.time;
@@ -201,13 +207,17 @@ private:
       for (; in_segment(next_output_, end); ++next_output_) {
         const double to = output_time(next_output_);
         while (stepper.current_time() < to) step();
-        if (to == stepper.current_time()) xo = stepper.current_state();
-        else stepper.calc_state(to, xo);
+        if (to == stepper.current_time())
+          xo = stepper.current_state();
+        else
+          stepper.calc_state(to, xo);
         emit(to, xo);
       }
       while (stepper.current_time() < end) step();
-      if (end == stepper.current_time()) x = stepper.current_state();
-      else stepper.calc_state(end, x);
+      if (end == stepper.current_time())
+        x = stepper.current_state();
+      else
+        stepper.calc_state(end, x);
       dt_ = std::min(stepper.current_time_step(), max_dt > 0 ? max_dt : HUGE_VAL);
       t = end;
       if (end >= cfg_.solver.t_end) return;
@@ -262,7 +272,8 @@ private:
   // Derivative at (x, t). After an accepted dopri5 step the system's last evaluation was exactly
   // there (first-same-as-last); otherwise (rk4, kicks) it costs one more evaluation.
   const State& derivative(const State& x, double t) {
-    if (cfg_.solver.method == Method::Dopri5 && sys_.last_time == t && sys_.last_derivative != nullptr) return *sys_.last_derivative;
+    if (cfg_.solver.method == Method::Dopri5 && sys_.last_time == t && sys_.last_derivative != nullptr)
+      return *sys_.last_derivative;
     scratch_.resize(x.size());
     sys_(x, scratch_, t);
     sys_.last_derivative = nullptr;  // scratch_ is ours, not the stepper's

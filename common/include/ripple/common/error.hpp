@@ -25,9 +25,9 @@ public:
 }  // namespace ripple
 
 // Always-on check: throws ripple::Error with the failed condition and source location.
-#define RIPPLE_VERIFY(cond, msg)                                                        \
-  do {                                                                                  \
-    if (!(cond)) ::ripple::detail::verify_failed(#cond, (msg), __FILE__, __LINE__);     \
+#define RIPPLE_VERIFY(cond, msg)                                                    \
+  do {                                                                              \
+    if (!(cond)) ::ripple::detail::verify_failed(#cond, (msg), __FILE__, __LINE__); \
   } while (0)
 
 namespace ripple::detail {

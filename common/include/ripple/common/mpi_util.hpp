@@ -3,13 +3,13 @@
 #include <mpi.h>
 
 #include <functional>
-
-#include "ripple/common/error.hpp"
 #include <string>
 
-#define RIPPLE_MPI_CHECK(call)                                                  \
-  do {                                                                          \
-    const int ripple_mpi_rc_ = (call);                                          \
+#include "ripple/common/error.hpp"
+
+#define RIPPLE_MPI_CHECK(call)                                                                                  \
+  do {                                                                                                          \
+    const int ripple_mpi_rc_ = (call);                                                                          \
     if (ripple_mpi_rc_ != MPI_SUCCESS) ::ripple::detail::mpi_failed(#call, ripple_mpi_rc_, __FILE__, __LINE__); \
   } while (0)
 

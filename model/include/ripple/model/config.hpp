@@ -92,8 +92,12 @@ struct SimConfig {
   std::string resolved_toml;  // the full configuration with defaults filled in
   std::string source;         // file it came from
 
-  [[nodiscard]] double t_comp(std::int64_t i) const { return model.t_comp.size() == 1 ? model.t_comp[0] : model.t_comp[static_cast<size_t>(i)]; }
-  [[nodiscard]] double t_comm(std::int64_t i) const { return model.t_comm.size() == 1 ? model.t_comm[0] : model.t_comm[static_cast<size_t>(i)]; }
+  [[nodiscard]] double t_comp(std::int64_t i) const {
+    return model.t_comp.size() == 1 ? model.t_comp[0] : model.t_comp[static_cast<size_t>(i)];
+  }
+  [[nodiscard]] double t_comm(std::int64_t i) const {
+    return model.t_comm.size() == 1 ? model.t_comm[0] : model.t_comm[static_cast<size_t>(i)];
+  }
   [[nodiscard]] double mean_period() const;
   [[nodiscard]] double noise_interval() const { return noise.interval > 0 ? noise.interval : mean_period(); }
   [[nodiscard]] double delay_interval() const { return delay.interval > 0 ? delay.interval : mean_period(); }

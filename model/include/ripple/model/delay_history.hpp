@@ -30,7 +30,7 @@ public:
 
 private:
   struct Bracket {
-    std::size_t k;   // entry at or before s
+    std::size_t k;     // entry at or before s
     bool extrapolate;  // s before the first or after the last entry
   };
   [[nodiscard]] Bracket locate(double s) const;

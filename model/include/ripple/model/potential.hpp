@@ -31,9 +31,12 @@ struct BottleneckPotential {
 template <class F>
 decltype(auto) with_potential(Potential p, double sigma, F&& f) {
   switch (p) {
-    case Potential::Kuramoto: return f(KuramotoPotential{});
-    case Potential::Tanh: return f(TanhPotential{});
-    case Potential::Bottleneck: break;
+    case Potential::Kuramoto:
+      return f(KuramotoPotential{});
+    case Potential::Tanh:
+      return f(TanhPotential{});
+    case Potential::Bottleneck:
+      break;
   }
   return f(BottleneckPotential{sigma});
 }

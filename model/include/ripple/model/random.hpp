@@ -15,7 +15,8 @@ enum class Stream : std::uint32_t { Frequency = 1, Noise = 2, Delay = 3, Initial
 // Two independent uniform numbers in the open interval (0, 1).
 inline std::pair<double, double> uniform_pair(std::uint64_t seed, Stream stream, std::uint64_t a, std::uint64_t b) {
   using G = r123::Philox4x32;
-  const G::key_type key = {{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32) ^ static_cast<std::uint32_t>(stream)}};
+  const G::key_type key = {
+      {static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32) ^ static_cast<std::uint32_t>(stream)}};
   const G::ctr_type ctr = {{static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(a >> 32), static_cast<std::uint32_t>(b),
                             static_cast<std::uint32_t>(b >> 32)}};
   const G::ctr_type r = G()(ctr, key);

@@ -21,7 +21,7 @@ public:
   [[nodiscard]] std::vector<double> omega() const;
   [[nodiscard]] std::vector<double> order_parameter() const;
   [[nodiscard]] std::vector<double> phase_row(std::int64_t k) const;  // all oscillators at time k
-  [[nodiscard]] std::vector<double> phases() const;                    // [times x oscillators]
+  [[nodiscard]] std::vector<double> phases() const;                   // [times x oscillators]
   [[nodiscard]] std::string config() const;
 
 private:

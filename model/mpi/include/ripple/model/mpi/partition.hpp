@@ -13,9 +13,9 @@
 namespace ripple::model {
 
 struct Partition {
-  std::vector<std::int64_t> owned;                // ascending global ids of this rank's oscillators
-  std::function<int(std::int64_t)> owner_of;      // any global id -> rank
-  std::string method;                             // "blocks", "grid-blocks PxQ[xR]" or "metis"
+  std::vector<std::int64_t> owned;            // ascending global ids of this rank's oscillators
+  std::function<int(std::int64_t)> owner_of;  // any global id -> rank
+  std::string method;                         // "blocks", "grid-blocks PxQ[xR]" or "metis"
 };
 
 Partition make_partition(MPI_Comm comm, const Topology& topology);

@@ -12,8 +12,8 @@
 namespace ripple::model {
 
 struct SimOptions {
-  bool force = false;         // overwrite an existing output file
-  bool progress = true;       // progress lines on rank 0 for long runs
+  bool force = false;           // overwrite an existing output file
+  bool progress = true;         // progress lines on rank 0 for long runs
   double progress_every = 2.0;  // seconds between progress lines
 };
 
@@ -26,9 +26,9 @@ struct SimStats {
   double wall_seconds = 0;
   double final_time = 0;
   double final_order_parameter = 0;
-  double final_phase_spread = 0;  // max_i theta_i - min_i theta_i at the end (radians)
-  double final_lag_seconds = 0;   // phase spread in seconds of the mean period
-  std::int64_t peak_rss_bytes = 0;       // summed over ranks
+  double final_phase_spread = 0;    // max_i theta_i - min_i theta_i at the end (radians)
+  double final_lag_seconds = 0;     // phase spread in seconds of the mean period
+  std::int64_t peak_rss_bytes = 0;  // summed over ranks
   std::int64_t peak_rss_bytes_max_rank = 0;
   std::string partition;
   std::string output_file;
