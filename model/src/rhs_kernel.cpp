@@ -2,7 +2,10 @@
 
 #include <cmath>
 
+#include <algorithm>
+
 #include "ripple/model/potential.hpp"
+#include "ripple/model/vector_math.hpp"
 
 namespace ripple::model {
 
@@ -22,26 +25,54 @@ double RhsKernel::factor(std::size_t i) const {
   return degree > 0 ? vp_ / degree : 0.0;
 }
 
+void RhsKernel::apply_potential(double* x, std::size_t n) {
+  switch (cfg_->model.potential) {
+    case Potential::Tanh: tanh_inplace(x, n); return;
+    case Potential::Kuramoto: sin_inplace(x, n); return;
+    case Potential::Bottleneck: break;
+  }
+  const BottleneckPotential v(cfg_->model.sigma);
+  scratch_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) scratch_[k] = v.alpha * x[k];
+  sin_inplace(scratch_.data(), n);
+  for (std::size_t k = 0; k < n; ++k) x[k] = std::abs(x[k]) < v.sigma ? -scratch_[k] : (x[k] > 0 ? 1.0 : -1.0);
+}
+
+// Rows are processed in blocks of about kBlockEdges couplings: gather the phase differences, apply V
+// to the whole block with vector math, then sum each row in its fixed neighbour order.
 template <class NeighbourPhase>
 void RhsKernel::couple(double t, const double* x, NeighbourPhase&& phase, double* dxdt) {
+  constexpr std::uint32_t kBlockEdges = 2048;
   const std::size_t n = graph_->n_local();
   const double* zeta = noise_.active() ? noise_.at(t) : nullptr;
   const std::uint32_t* rp = graph_->row_ptr.data();
   const std::uint32_t* cols = graph_->cols.data();
-  with_potential(cfg_->model.potential, cfg_->model.sigma, [&](auto V) {
-    for (std::size_t i = 0; i < n; ++i) {
+  const bool per_row_factor = cfg_->model.normalization == Normalization::Degree;
+  const double fixed_factor = vp_ / fixed_norm_;
+  std::size_t row = 0;
+  while (row < n) {
+    std::size_t end = row + 1;
+    while (end < n && rp[end + 1] - rp[row] <= kBlockEdges) ++end;
+    const std::uint32_t k0 = rp[row];
+    if (buffer_.size() < rp[end] - k0) buffer_.resize(rp[end] - k0);
+    double* diff = buffer_.data() - k0;  // indexed by edge number
+    for (std::size_t i = row; i < end; ++i) {
       const double xi = x[i];
-      double sum = 0.0;  // summed in the topology's fixed neighbour order
-      for (std::uint32_t k = rp[i]; k < rp[i + 1]; ++k) sum += V(xi - phase(i, cols[k]));
-      dxdt[i] = omega_[i] + (zeta != nullptr ? zeta[i] : 0.0) - factor(i) * sum;
+      for (std::uint32_t k = rp[i]; k < rp[i + 1]; ++k) diff[k] = xi - phase(i, cols[k]);
     }
-  });
+    apply_potential(diff + k0, rp[end] - k0);
+    for (std::size_t i = row; i < end; ++i) {
+      double sum = 0.0;
+      for (std::uint32_t k = rp[i]; k < rp[i + 1]; ++k) sum += diff[k];
+      const double f = per_row_factor ? factor(i) : fixed_factor;
+      dxdt[i] = omega_[i] + (zeta != nullptr ? zeta[i] : 0.0) - f * sum;
+    }
+    row = end;
+  }
 }
 
-void RhsKernel::evaluate(double t, const double* x, const double* ghost, double* dxdt) {
-  const std::size_t n = graph_->n_local();
-  couple(
-      t, x, [&](std::size_t, std::uint32_t c) { return c < n ? x[c] : ghost[c - n]; }, dxdt);
+void RhsKernel::evaluate(double t, const double* x, const double* phases, double* dxdt) {
+  couple(t, x, [phases](std::size_t, std::uint32_t c) { return phases[c]; }, dxdt);
 }
 
 void RhsKernel::evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt) {

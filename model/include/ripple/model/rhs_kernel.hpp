@@ -27,8 +27,8 @@ public:
   // `omega` holds the local natural frequencies.
   RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<double> omega, double vp);
 
-  // Undelayed coupling to the current phases x (local) and ghost.
-  void evaluate(double t, const double* x, const double* ghost, double* dxdt);
+  // Undelayed coupling. `phases` holds every column's phase: the local x followed by the ghosts.
+  void evaluate(double t, const double* x, const double* phases, double* dxdt);
   // All-to-all Kuramoto in O(N): sum_j sin(theta_i - theta_j) = sin(theta_i) C - cos(theta_i) S with
   // S = sum_j sin(theta_j), C = sum_j cos(theta_j) over all N oscillators.
   void evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt);
@@ -41,6 +41,8 @@ private:
   [[nodiscard]] double factor(std::size_t i) const;
   template <class NeighbourPhase>
   void couple(double t, const double* x, NeighbourPhase&& phase, double* dxdt);
+  // V applied element-wise, in place.
+  void apply_potential(double* x, std::size_t n);
 
   const SimConfig* cfg_;
   const LocalGraph* graph_;
@@ -49,6 +51,8 @@ private:
   double fixed_norm_;  // M for normalization N or none
   NoiseField noise_;
   std::vector<double> delayed_;  // scratch for a uniform delay
+  std::vector<double> buffer_;   // phase differences of one block of rows
+  std::vector<double> scratch_;
 };
 
 }  // namespace ripple::model

@@ -11,7 +11,7 @@ namespace ripple::model {
 
 class ExactSum {
 public:
-  using Accumulator = __int128;
+  __extension__ using Accumulator = __int128;
   static constexpr double kScale = 0x1.0p52;
 
   static void add(Accumulator& acc, double v) { acc += static_cast<Accumulator>(std::llround(v * kScale)); }

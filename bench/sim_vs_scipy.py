@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark of `ripple sim` against SciPy's solve_ivp (RK45, vectorised NumPy) on the
+identical problem: an open chain (+-1) of tanh-coupled oscillators, dopri5, rtol = atol = 1e-8.
+
+Ripple writes the problem's frequencies (/omega) and initial phases (/phase[0]) to its output file;
+SciPy reads them from there, so both solve exactly the same equations. Reports, per N: median wall
+time of each (integration only), steps, ns per oscillator-step, the speed ratio and the largest
+final phase difference; the STREAM-like triad bandwidth measured in the same run and the
+memory-traffic bound of the stepper; and the 2-rank speed-up at the largest N.
+
+usage: bench/sim_vs_scipy.py BUILD_DIR [--sizes 10000,1000000] [--repeats 3] [--json FILE]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+from scipy.integrate import solve_ivp
+
+CONFIG = """
+[model]
+oscillators = {n}
+t_comp = 1.0e-3
+frequency_spread = 0.2
+frequency_distribution = "uniform"
+potential = "tanh"
+normalization = "none"
+strength = 2000.0
+[topology]
+kind = "chain"
+distances = [-1, 1]
+[initial]
+kind = "random"
+spread = 3.14
+[solver]
+method = "dopri5"
+rtol = 1e-8
+atol = 1e-8
+t_end = {t_end}
+[output]
+file = "{out}"
+interval = {t_end}
+"""
+
+# Bytes per oscillator-step that the stepper must move through memory at the least (8-byte doubles,
+# each written array also read for write-allocate). Counted from Boost.Odeint's dopri5 with dense
+# output (runge_kutta_dopri5.hpp, dense_output_runge_kutta.hpp, controlled_runge_kutta.hpp):
+#   stages 2..6: x_tmp = x + dt*sum(a_ij k_j): reads 1 + (s-1) arrays, writes 1     -> 25 + 5 WA
+#   x_new = x + dt*sum(b_j k_j) (5 stages with b != 0): reads 6, writes 1         ->  7 + 1 WA
+#   error estimate x_err = dt*sum(db_j k_j) (6 terms): reads 6, writes 1          ->  7 + 1 WA
+#   error checker: reads x_err, x_old, dxdt_old, writes x_err; norm reads x_err   ->  5 + 1 WA
+#   6 right-hand sides: each reads x, row_ptr (4 B), cols (2 x 4 B), omega and writes dxdt
+#     (+ the contiguous copy of x the kernel gathers from: read + write)           -> 6 x (8+4+8+8+8+8+16) B
+STEPPER_BYTES = 8 * (25 + 5 + 7 + 1 + 7 + 1 + 5 + 1)
+RHS_BYTES = 6 * (8 + 4 + 8 + 8 + 8 + 8 + 16)
+BYTES_PER_OSC_STEP = STEPPER_BYTES + RHS_BYTES
+
+
+def run_ripple(build, n, t_end, ranks, workdir):
+    out = os.path.join(workdir, f"ripple_{n}_{ranks}.h5")
+    cfg = os.path.join(workdir, f"chain_{n}.toml")
+    summary = os.path.join(workdir, f"summary_{n}_{ranks}.json")
+    with open(cfg, "w") as f:
+        f.write(CONFIG.format(n=n, t_end=t_end, out=out))
+    cmd = [os.path.join(build, "cli", "ripple"), "sim", cfg, "--force", "--quiet", "--summary", summary]
+    if ranks > 1:
+        cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--bind-to", "core"] + cmd
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    subprocess.run(cmd, check=True, env=env)
+    with open(summary) as f:
+        return json.load(f), out
+
+
+def run_scipy(path, t_end, vp):
+    with h5py.File(path, "r") as f:
+        omega = f["/omega"][:]
+        theta0 = f["/phase"][0, :]
+        final = f["/phase"][-1, :]
+
+    def rhs(t, th):
+        d = np.tanh(th[:-1] - th[1:])  # V(theta_i - theta_{i+1}); V is odd
+        out = omega.copy()
+        out[:-1] -= vp * d
+        out[1:] += vp * d
+        return out
+
+    t0 = time.perf_counter()
+    sol = solve_ivp(rhs, (0.0, t_end), theta0, method="RK45", rtol=1e-8, atol=1e-8)
+    wall = time.perf_counter() - t0
+    if not sol.success:
+        sys.exit(f"solve_ivp failed: {sol.message}")
+    steps = len(sol.t) - 1
+    return wall, steps, sol.nfev, float(np.max(np.abs(sol.y[:, -1] - final)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build")
+    ap.add_argument("--sizes", default="10000,1000000")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--t-end", type=float, default=0.01, help="simulated seconds (10 periods)")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    triad = json.loads(subprocess.run([os.path.join(args.build, "bench", "ripple_stream_triad")], check=True,
+                                      capture_output=True, text=True).stdout)
+    bw = triad["median_gb_per_s"] * 1e9
+    bound_ns = BYTES_PER_OSC_STEP / bw * 1e9
+    print(f"memory bandwidth (triad, 1 core, median of 10): {bw / 1e9:.1f} GB/s")
+    print(f"stepper memory traffic: {BYTES_PER_OSC_STEP} B per oscillator-step -> bound {bound_ns:.2f} ns")
+    results = {"triad": triad, "bytes_per_oscillator_step": BYTES_PER_OSC_STEP, "bound_ns": bound_ns, "sizes": []}
+    with tempfile.TemporaryDirectory() as work:
+        for n in sizes:
+            ripple_runs = [run_ripple(args.build, n, args.t_end, 1, work) for _ in range(args.repeats)]
+            r_wall = statistics.median(s["wall_seconds"] for s, _ in ripple_runs)
+            r_summary, path = ripple_runs[0]
+            scipy_runs = [run_scipy(path, args.t_end, 2000.0) for _ in range(args.repeats)]
+            s_wall = statistics.median(w for w, _, _, _ in scipy_runs)
+            _, s_steps, s_nfev, diff = scipy_runs[0]
+            row = {
+                "n": n,
+                "ripple_wall": r_wall, "ripple_steps": r_summary["steps"], "ripple_rhs": r_summary["rhs_evaluations"],
+                "ripple_ns_per_osc_step": r_wall * 1e9 / (n * r_summary["steps"]),
+                "scipy_wall": s_wall, "scipy_steps": s_steps, "scipy_rhs": s_nfev,
+                "scipy_ns_per_osc_step": s_wall * 1e9 / (n * s_steps),
+                "speedup_vs_scipy": s_wall / r_wall, "max_phase_difference": diff,
+            }
+            row["ripple_vs_bound"] = row["ripple_ns_per_osc_step"] / bound_ns
+            if n == max(sizes):
+                two = [run_ripple(args.build, n, args.t_end, 2, work)[0] for _ in range(args.repeats)]
+                row["ripple_wall_2ranks"] = statistics.median(s["wall_seconds"] for s in two)
+                row["speedup_2ranks"] = r_wall / row["ripple_wall_2ranks"]
+            results["sizes"].append(row)
+            print(f"N = {n}: ripple {r_wall:.3f} s ({r_summary['steps']} steps, {row['ripple_ns_per_osc_step']:.1f} ns/osc-step,"
+                  f" {row['ripple_vs_bound']:.2f}x bound) | scipy {s_wall:.3f} s ({s_steps} steps,"
+                  f" {row['scipy_ns_per_osc_step']:.1f} ns/osc-step) | ripple {row['speedup_vs_scipy']:.1f}x faster |"
+                  f" max |dtheta| {diff:.2e} rad" +
+                  (f" | 2 ranks {row['speedup_2ranks']:.2f}x" if "speedup_2ranks" in row else ""))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
