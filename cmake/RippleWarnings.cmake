@@ -1,6 +1,9 @@
 # Warnings for every Ripple target, and the optional sanitizer build.
 add_library(ripple_warnings INTERFACE)
 target_compile_options(ripple_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wno-unused-parameter)
+# No fused multiply-add contraction: the same source must round the same way in vectorised and
+# scalar code paths, which keeps simulations bitwise identical for any number of ranks.
+add_compile_options(-ffp-contract=off)
 if(RIPPLE_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

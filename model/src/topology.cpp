@@ -15,6 +15,15 @@ Topology Topology::from_config(const TopologyConfig& cfg, std::int64_t oscillato
   Topology t;
   t.cfg_ = cfg;
   t.n_ = oscillators;
+  if (cfg.kind == TopologyKind::Chain || cfg.kind == TopologyKind::Ring) {
+    std::vector<std::int64_t> d(cfg.distances), minus;
+    for (const auto v : d) minus.push_back(-v);
+    std::sort(d.begin(), d.end());
+    std::sort(minus.begin(), minus.end());
+    d.erase(std::unique(d.begin(), d.end()), d.end());
+    minus.erase(std::unique(minus.begin(), minus.end()), minus.end());
+    t.symmetric_ = d == minus;
+  }
   if (cfg.kind != TopologyKind::File) return t;
 
   std::ifstream in(cfg.file);
@@ -44,6 +53,9 @@ Topology Topology::from_config(const TopologyConfig& cfg, std::int64_t oscillato
   for (size_t k = 1; k < t.file_offsets_.size(); ++k) t.file_offsets_[k] += t.file_offsets_[k - 1];
   t.file_columns_.reserve(edges.size());
   for (const auto& e : edges) t.file_columns_.push_back(e.second);
+  t.symmetric_ = std::all_of(edges.begin(), edges.end(), [&](const auto& e) {
+    return std::binary_search(edges.begin(), edges.end(), std::make_pair(e.second, e.first));
+  });
   return t;
 }
 

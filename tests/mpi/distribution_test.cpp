@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ripple/model/config.hpp"
@@ -33,22 +34,39 @@ void check_topology(const TopologyConfig& cfg, std::int64_t n) {
   MPI_Allreduce(MPI_IN_PLACE, count.data(), static_cast<int>(n), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   for (auto c : count) ASSERT_EQ(c, 1);
 
-  // Ghost exchange of a known field: value(i) = 3 i + 1.
-  LocalGraph graph;
-  GhostExchange ex(MPI_COMM_WORLD, topo, part, graph);
-  std::vector<double> local, ghost(graph.n_ghost());
-  for (auto i : graph.local_ids) local.push_back(3.0 * static_cast<double>(i) + 1.0);
-  ex.exchange(local.data(), ghost.data());
-  for (size_t g = 0; g < graph.n_ghost(); ++g) EXPECT_EQ(ghost[g], 3.0 * static_cast<double>(graph.ghost_ids[g]) + 1.0);
-  // The local rows reproduce the serial neighbour lists.
-  std::vector<std::int64_t> nb;
-  for (size_t l = 0; l < graph.n_local(); ++l) {
-    topo.neighbours(graph.local_ids[l], nb);
-    ASSERT_EQ(nb.size(), graph.row_ptr[l + 1] - graph.row_ptr[l]);
-    for (size_t k = 0; k < nb.size(); ++k) {
-      const std::uint32_t c = graph.cols[graph.row_ptr[l] + k];
-      const std::int64_t j = c < graph.n_local() ? graph.local_ids[c] : graph.ghost_ids[c - graph.n_local()];
-      EXPECT_EQ(j, nb[k]);
+  for (const bool symmetric : {false, true}) {
+    if (symmetric && !topo.is_symmetric()) continue;
+    LocalGraph graph = build_local_graph(topo, part.owned, part.owner_of, symmetric);
+    // Ghost exchange of a known field: value(i) = 3 i + 1.
+    GhostExchange ex(MPI_COMM_WORLD, graph);
+    std::vector<double> local, ghost(graph.n_ghost());
+    for (auto i : graph.local_ids) local.push_back(3.0 * static_cast<double>(i) + 1.0);
+    ex.exchange(local.data(), ghost.data());
+    for (size_t g = 0; g < graph.n_ghost(); ++g) EXPECT_EQ(ghost[g], 3.0 * static_cast<double>(graph.ghost_ids[g]) + 1.0);
+    // Walking the edges in order hands every local row its serial neighbour list, in ascending order:
+    // the fixed summation order that makes results independent of the decomposition.
+    // (Symmetric form: the partners above the row, then those below, as the kernel's two passes.)
+    std::vector<std::vector<std::int64_t>> above(graph.n_local()), below(graph.n_local());
+    for (size_t k = 0; k < graph.edges(); ++k) {
+      const std::uint32_t a = graph.edge_a[k], b = graph.edge_b[k];
+      ASSERT_TRUE(symmetric || a < graph.n_local());
+      if (a < graph.n_local()) above[a].push_back(graph.column_id(b));
+    }
+    for (size_t k = 0; symmetric && k < graph.edges(); ++k)
+      if (graph.edge_b[k] < graph.n_local()) below[graph.edge_b[k]].push_back(graph.column_id(graph.edge_a[k]));
+    std::vector<std::int64_t> nb;
+    for (size_t l = 0; l < graph.n_local(); ++l) {
+      topo.neighbours(graph.local_ids[l], nb);
+      std::vector<std::int64_t> want = nb;
+      if (symmetric) {  // nb is ascending: the partners above the row first, then those below
+        const auto split = std::upper_bound(nb.begin(), nb.end(), graph.local_ids[l]);
+        want.assign(split, nb.end());
+        want.insert(want.end(), nb.begin(), split);
+      }
+      std::vector<std::int64_t> seen = above[l];
+      seen.insert(seen.end(), below[l].begin(), below[l].end());
+      EXPECT_EQ(seen, want) << "row " << graph.local_ids[l] << (symmetric ? " (symmetric)" : " (directed)");
+      EXPECT_EQ(graph.degree[l], nb.size());
     }
   }
 }

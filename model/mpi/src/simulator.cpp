@@ -51,7 +51,7 @@ struct LocalModel {
 class DistributedSystem {
 public:
   DistributedSystem(MPI_Comm comm, LocalModel& m, const ExactSum& exact)
-      : comm_(comm), m_(m), exact_(exact), phases_(m.graph.n_local() + m.graph.n_ghost()) {}
+      : comm_(comm), m_(m), exact_(exact), phases_(m.graph.n_columns()) {}
 
   void operator()(const State& x, State& dxdt, double t) {
     ++evaluations;
@@ -70,10 +70,16 @@ public:
         break;
       }
       case Coupling::Ghosts:
-        // One contiguous array of every column's phase keeps the kernel's gather branch-free.
+        // One contiguous array of every column's phase keeps the kernel's gather branch-free; without
+        // ghosts that array is x itself.
+        if (m_.graph.n_ghost() == 0) {
+          m_.exchange->exchange(x.data(), nullptr);
+          m_.kernel->evaluate(t, x.data(), dxdt.data());
+          break;
+        }
         std::copy(x.begin(), x.end(), phases_.begin());
         m_.exchange->exchange(x.data(), phases_.data() + x.size());
-        m_.kernel->evaluate(t, x.data(), phases_.data(), dxdt.data());
+        m_.kernel->evaluate(t, phases_.data(), dxdt.data());
         break;
     }
     last_time = t;
@@ -92,21 +98,23 @@ private:
 };
 
 void build_local_model(MPI_Comm comm, const SimConfig& cfg, const Topology& topology, LocalModel& m) {
-  const Partition part = make_partition(comm, topology);
+  Partition part = make_partition(comm, topology);
   m.partition = part.method;
   const bool mean_field = topology.kind() == TopologyKind::All && cfg.model.potential == Potential::Kuramoto;
   m.coupling = mean_field ? Coupling::MeanField : (cfg.delay.mean > 0 ? Coupling::Delayed : Coupling::Ghosts);
   if (mean_field) {
-    m.graph.local_ids = part.owned;  // no explicit rows: O(N) mean field
-    m.graph.row_ptr.assign(part.owned.size() + 1, 0);
+    m.graph = mean_field_graph(std::move(part.owned), cfg.model.oscillators);  // O(N): no explicit couplings
   } else {
-    m.exchange = std::make_unique<GhostExchange>(comm, topology, part, m.graph);
+    // Without delays a symmetric topology evaluates V once per pair; delayed terms are not antisymmetric.
+    const bool symmetric = topology.is_symmetric() && m.coupling == Coupling::Ghosts;
+    m.graph = build_local_graph(topology, std::move(part.owned), part.owner_of, symmetric);
+    m.exchange = std::make_unique<GhostExchange>(comm, m.graph);
   }
   for (const std::int64_t i : m.graph.local_ids) m.omega.push_back(natural_frequency(cfg, i));
   m.kernel = std::make_unique<RhsKernel>(cfg, m.graph, m.omega, coupling_strength(cfg, topology));
   if (m.coupling == Coupling::Delayed) {
     std::vector<double> omega_all(m.omega);
-    omega_all.resize(m.graph.n_local() + m.graph.n_ghost());
+    omega_all.resize(m.graph.n_columns());
     m.exchange->exchange(m.omega.data(), omega_all.data() + m.graph.n_local());
     m.history = std::make_unique<DelayHistory>(omega_all);
   }

@@ -8,19 +8,10 @@
 
 #include "ripple/model/config.hpp"
 #include "ripple/model/delay_history.hpp"
+#include "ripple/model/local_graph.hpp"
 #include "ripple/model/oscillators.hpp"
 
 namespace ripple::model {
-
-// Local rows of T. Column c < n_local is local oscillator c; otherwise ghost c - n_local.
-struct LocalGraph {
-  std::vector<std::uint32_t> row_ptr{0};
-  std::vector<std::uint32_t> cols;
-  std::vector<std::int64_t> local_ids;  // global id of each local oscillator (ascending)
-  std::vector<std::int64_t> ghost_ids;  // global id of each ghost slot
-  [[nodiscard]] std::size_t n_local() const { return local_ids.size(); }
-  [[nodiscard]] std::size_t n_ghost() const { return ghost_ids.size(); }
-};
 
 class RhsKernel {
 public:
@@ -28,19 +19,21 @@ public:
   RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<double> omega, double vp);
 
   // Undelayed coupling. `phases` holds every column's phase: the local x followed by the ghosts.
-  void evaluate(double t, const double* x, const double* phases, double* dxdt);
+  void evaluate(double t, const double* phases, double* dxdt);
   // All-to-all Kuramoto in O(N): sum_j sin(theta_i - theta_j) = sin(theta_i) C - cos(theta_i) S with
   // S = sum_j sin(theta_j), C = sum_j cos(theta_j) over all N oscillators.
   void evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt);
-  // Delayed coupling: neighbour phases from the history (local slots then ghost slots).
+  // Delayed coupling (directed graphs only): partner phases from the history, by column.
   void evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt);
 
   [[nodiscard]] const std::vector<double>& omega() const { return omega_; }
 
 private:
-  [[nodiscard]] double factor(std::size_t i) const;
-  template <class NeighbourPhase>
-  void couple(double t, const double* x, NeighbourPhase&& phase, double* dxdt);
+  // Sums V over the couplings: `difference(k)` is the argument of V for edge k.
+  template <class Difference>
+  void couple(double t, Difference&& difference, double* dxdt);
+  // dxdt from the coupling sums of the local rows.
+  void finish(double t, double* dxdt);
   // V applied element-wise, in place.
   void apply_potential(double* x, std::size_t n);
 
@@ -51,8 +44,9 @@ private:
   double fixed_norm_;  // M for normalization N or none
   NoiseField noise_;
   std::vector<double> delayed_;  // scratch for a uniform delay
-  std::vector<double> buffer_;   // phase differences of one block of rows
-  std::vector<double> scratch_;
+  std::vector<double> buffer_;   // V of one block of edges
+  std::vector<double> scratch_;  // bottleneck: sin(alpha x) of the block
+  std::vector<double> sums_;     // coupling sum of every column
 };
 
 }  // namespace ripple::model

@@ -21,12 +21,17 @@ public:
   // not depend on how oscillators are spread over ranks. `out` is cleared first.
   void neighbours(std::int64_t i, std::vector<std::int64_t>& out) const;
 
+  // T_ij = T_ji for all pairs (chains and rings whose distances come in +- pairs, grids, all-to-all,
+  // edge files that list both directions).
+  [[nodiscard]] bool is_symmetric() const { return symmetric_; }
+
   // kappa of the coupling strength v_p = beta * kappa / period (see docs/model.md).
   [[nodiscard]] double kappa(KappaMode mode, double value) const;
 
 private:
   TopologyConfig cfg_;
   std::int64_t n_ = 0;
+  bool symmetric_ = true;
   std::vector<std::int64_t> file_offsets_;  // CSR of the edge file (kind = file)
   std::vector<std::int64_t> file_columns_;
 };

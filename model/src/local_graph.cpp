@@ -1,0 +1,71 @@
+#include "ripple/model/local_graph.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+
+#include "ripple/common/error.hpp"
+
+namespace ripple::model {
+
+LocalGraph build_local_graph(const Topology& topology, std::vector<std::int64_t> local_ids,
+                             const std::function<int(std::int64_t)>& owner_of, bool symmetric) {
+  RIPPLE_VERIFY(!symmetric || topology.is_symmetric(), "symmetric couplings asked for a directed topology");
+  LocalGraph g;
+  g.local_ids = std::move(local_ids);
+  g.symmetric = symmetric;
+  const auto local_column = [&](std::int64_t id) -> std::int64_t {
+    const auto it = std::lower_bound(g.local_ids.begin(), g.local_ids.end(), id);
+    return (it != g.local_ids.end() && *it == id) ? it - g.local_ids.begin() : -1;
+  };
+
+  // Couplings by global id: (row, partner) when directed, (smaller, larger) when symmetric.
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+  std::vector<std::pair<int, std::int64_t>> ghosts;  // (owner, id)
+  std::vector<std::int64_t> nb;
+  g.degree.reserve(g.local_ids.size());
+  for (const std::int64_t i : g.local_ids) {
+    topology.neighbours(i, nb);
+    g.degree.push_back(static_cast<std::uint32_t>(nb.size()));
+    for (const std::int64_t j : nb) {
+      const bool j_local = local_column(j) >= 0;
+      if (!j_local) ghosts.emplace_back(owner_of(j), j);
+      if (!symmetric) pairs.emplace_back(i, j);
+      else if (j > i) pairs.emplace_back(i, j);
+      else if (!j_local) pairs.emplace_back(j, i);  // a local pair (j, i) comes from row j
+    }
+  }
+  RIPPLE_VERIFY(pairs.size() < std::numeric_limits<std::uint32_t>::max(), "too many couplings on one rank: use more ranks");
+  if (symmetric) std::sort(pairs.begin(), pairs.end());  // directed pairs are already in (row, partner) order
+
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  std::unordered_map<std::int64_t, std::uint32_t> ghost_column;
+  ghost_column.reserve(ghosts.size());
+  for (const auto& [owner, id] : ghosts) {
+    ghost_column.emplace(id, static_cast<std::uint32_t>(g.local_ids.size() + g.ghost_ids.size()));
+    g.ghost_ids.push_back(id);
+    g.ghost_owners.push_back(owner);
+  }
+  const auto column = [&](std::int64_t id) {
+    const std::int64_t l = local_column(id);
+    return l >= 0 ? static_cast<std::uint32_t>(l) : ghost_column.at(id);
+  };
+  g.edge_a.reserve(pairs.size());
+  g.edge_b.reserve(pairs.size());
+  for (const auto& [a, b] : pairs) {
+    g.edge_a.push_back(column(a));
+    g.edge_b.push_back(column(b));
+  }
+  return g;
+}
+
+LocalGraph mean_field_graph(std::vector<std::int64_t> local_ids, std::int64_t oscillators) {
+  LocalGraph g;
+  g.local_ids = std::move(local_ids);
+  g.degree.assign(g.local_ids.size(), static_cast<std::uint32_t>(oscillators - 1));
+  return g;
+}
+
+}  // namespace ripple::model
