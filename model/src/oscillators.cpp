@@ -96,11 +96,11 @@ double noise_value(const SimConfig& c, std::int64_t i, double omega, std::int64_
 }
 
 NoiseField::NoiseField(const SimConfig& c, std::span<const std::int64_t> global_ids, std::span<const double> omega)
-    : cfg_(&c),
-      ids_(global_ids.begin(), global_ids.end()),
-      omega_(omega.begin(), omega.end()),
-      active_(c.noise.kind != NoiseKind::None && c.noise.amplitude > 0),
-      interval_(c.noise_interval()) {}
+    : cfg_(&c), active_(c.noise.kind != NoiseKind::None && c.noise.amplitude > 0), interval_(c.noise_interval()) {
+  if (!active_) return;  // no copies of N-sized data when there is no noise
+  ids_.assign(global_ids.begin(), global_ids.end());
+  omega_.assign(omega.begin(), omega.end());
+}
 
 const double* NoiseField::at(double t) {
   const auto k = static_cast<std::int64_t>(std::floor(t / interval_));

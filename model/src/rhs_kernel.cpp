@@ -1,8 +1,7 @@
 #include "ripple/model/rhs_kernel.hpp"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 
 #include "ripple/common/error.hpp"
 #include "ripple/model/potential.hpp"
@@ -20,9 +19,14 @@ RhsKernel::RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<
 
 void RhsKernel::apply_potential(double* x, std::size_t n) {
   switch (cfg_->model.potential) {
-    case Potential::Tanh: tanh_inplace(x, n); return;
-    case Potential::Kuramoto: sin_inplace(x, n); return;
-    case Potential::Bottleneck: break;
+    case Potential::Tanh:
+      tanh_inplace(x, n);
+      return;
+    case Potential::Kuramoto:
+      sin_inplace(x, n);
+      return;
+    case Potential::Bottleneck:
+      break;
   }
   const BottleneckPotential v(cfg_->model.sigma);
   scratch_.resize(n);
@@ -74,7 +78,8 @@ void RhsKernel::finish(double t, double* dxdt) {
 void RhsKernel::evaluate(double t, const double* phases, double* dxdt) {
   const std::uint32_t* a = graph_->edge_a.data();
   const std::uint32_t* b = graph_->edge_b.data();
-  couple(t, [=](std::size_t k) { return phases[a[k]] - phases[b[k]]; }, dxdt);
+  couple(
+      t, [=](std::size_t k) { return phases[a[k]] - phases[b[k]]; }, dxdt);
 }
 
 void RhsKernel::evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt) {
@@ -93,7 +98,8 @@ void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& 
     delayed_.resize(history.width());
     history.values(t - cfg_->delay.mean, delayed_.data());
     const double* d = delayed_.data();
-    couple(t, [=](std::size_t k) { return x[a[k]] - d[b[k]]; }, dxdt);
+    couple(
+        t, [=](std::size_t k) { return x[a[k]] - d[b[k]]; }, dxdt);
     return;
   }
   const auto interval = static_cast<std::int64_t>(std::floor(t / cfg_->delay_interval()));

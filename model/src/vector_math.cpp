@@ -33,15 +33,15 @@ void scalar_sin(double* x, std::size_t n) {
 
 #if defined(__x86_64__)
 // Full vectors in place; the tail goes through the same vector routine in a zero-padded buffer.
-#define RIPPLE_VECTOR_KERNEL(NAME, TARGET, WIDTH, VEC, LOAD, STORE, FN)     \
-  __attribute__((target(TARGET))) void NAME(double* x, std::size_t n) {     \
-    std::size_t i = 0;                                                      \
-    for (; i + (WIDTH) <= n; i += (WIDTH)) STORE(x + i, FN(LOAD(x + i)));   \
-    if (i == n) return;                                                     \
-    alignas(64) double tail[WIDTH] = {};                                    \
-    std::memcpy(tail, x + i, (n - i) * sizeof(double));                     \
-    STORE(tail, FN(LOAD(tail)));                                            \
-    std::memcpy(x + i, tail, (n - i) * sizeof(double));                     \
+#define RIPPLE_VECTOR_KERNEL(NAME, TARGET, WIDTH, VEC, LOAD, STORE, FN)   \
+  __attribute__((target(TARGET))) void NAME(double* x, std::size_t n) {   \
+    std::size_t i = 0;                                                    \
+    for (; i + (WIDTH) <= n; i += (WIDTH)) STORE(x + i, FN(LOAD(x + i))); \
+    if (i == n) return;                                                   \
+    alignas(64) double tail[WIDTH] = {};                                  \
+    std::memcpy(tail, x + i, (n - i) * sizeof(double));                   \
+    STORE(tail, FN(LOAD(tail)));                                          \
+    std::memcpy(x + i, tail, (n - i) * sizeof(double));                   \
   }
 
 RIPPLE_VECTOR_KERNEL(sse2_tanh, "sse2", 2, __m128d, _mm_loadu_pd, _mm_storeu_pd, _ZGVbN2v_tanh)

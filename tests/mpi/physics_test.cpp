@@ -240,5 +240,18 @@ TEST(IdleWave, BottleneckChainFormsAWavefront) {
   EXPECT_GT(spread_at(last), 0.9 * spread_at(last / 2));  // it never returns to zero
 }
 
+// Stored times: every interval from 0, and the final state even when the interval does not divide t_end.
+TEST(Output, StoresEveryIntervalAndTheFinalState) {
+  const SimRun r = run_sim(pair_config(0.5, 1.0, "tanh", 1.0, 0.3));
+  const auto t = r.out->time();
+  ASSERT_EQ(t.size(), 5u);
+  EXPECT_DOUBLE_EQ(t[1], 0.3);
+  EXPECT_DOUBLE_EQ(t[3], 0.9);
+  EXPECT_DOUBLE_EQ(t[4], 1.0);
+  EXPECT_DOUBLE_EQ(r.stats.final_time, 1.0);
+  // The stored final row is the final state the summary describes.
+  EXPECT_NEAR(std::max(r.phase(4, 0), r.phase(4, 1)) - std::min(r.phase(4, 0), r.phase(4, 1)), r.stats.final_phase_spread, 1e-15);
+}
+
 }  // namespace
 }  // namespace ripple::test

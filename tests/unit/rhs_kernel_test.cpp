@@ -1,4 +1,6 @@
 // The right-hand-side kernel against a direct evaluation of the model equation.
+#include "ripple/model/rhs_kernel.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include "ripple/model/local_graph.hpp"
 #include "ripple/model/oscillators.hpp"
 #include "ripple/model/potential.hpp"
-#include "ripple/model/rhs_kernel.hpp"
 
 namespace ripple::model {
 namespace {
@@ -50,15 +51,16 @@ void check(const std::string& potential, const std::string& topology) {
   std::iota(ids.begin(), ids.end(), 0);
   for (const bool symmetric : {false, true}) {
     if (symmetric && !topo.is_symmetric()) continue;
-    const LocalGraph g = build_local_graph(topo, ids, [](std::int64_t) { return 0; }, symmetric);
+    const LocalGraph g = build_local_graph(
+        topo, ids, [](std::int64_t) { return 0; }, symmetric);
     std::vector<double> omega;
     for (int i = 0; i < 60; ++i) omega.push_back(natural_frequency(c, i));
     RhsKernel kernel(c, g, omega, coupling_strength(c, topo));
     std::vector<double> got(60);
     kernel.evaluate(t, x.data(), got.data());
     for (int i = 0; i < 60; ++i)
-      EXPECT_NEAR(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)], 1e-13) << potential << " " << topology << " i=" << i
-                                                                                    << (symmetric ? " symmetric" : " directed");
+      EXPECT_NEAR(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)], 1e-13)
+          << potential << " " << topology << " i=" << i << (symmetric ? " symmetric" : " directed");
   }
 }
 

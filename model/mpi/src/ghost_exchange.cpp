@@ -43,8 +43,8 @@ GhostExchange::GhostExchange(MPI_Comm comm, const LocalGraph& graph) {
     }
   }
   RIPPLE_MPI_CHECK(MPI_Dist_graph_create_adjacent(comm, static_cast<int>(sources_.size()), sources_.data(), MPI_UNWEIGHTED,
-                                                  static_cast<int>(destinations_.size()), destinations_.data(),
-                                                  MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph_comm_));
+                                                  static_cast<int>(destinations_.size()), destinations_.data(), MPI_UNWEIGHTED,
+                                                  MPI_INFO_NULL, 0, &graph_comm_));
 }
 
 GhostExchange::~GhostExchange() {

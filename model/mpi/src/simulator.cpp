@@ -40,7 +40,6 @@ struct LocalModel {
 
   LocalGraph graph;
   std::unique_ptr<GhostExchange> exchange;
-  std::vector<double> omega;  // local
   std::unique_ptr<RhsKernel> kernel;
   std::unique_ptr<DelayHistory> history;
   Coupling coupling = Coupling::Ghosts;
@@ -110,12 +109,14 @@ void build_local_model(MPI_Comm comm, const SimConfig& cfg, const Topology& topo
     m.graph = build_local_graph(topology, std::move(part.owned), part.owner_of, symmetric);
     m.exchange = std::make_unique<GhostExchange>(comm, m.graph);
   }
-  for (const std::int64_t i : m.graph.local_ids) m.omega.push_back(natural_frequency(cfg, i));
-  m.kernel = std::make_unique<RhsKernel>(cfg, m.graph, m.omega, coupling_strength(cfg, topology));
+  std::vector<double> omega;
+  omega.reserve(m.graph.n_local());
+  for (const std::int64_t i : m.graph.local_ids) omega.push_back(natural_frequency(cfg, i));
+  m.kernel = std::make_unique<RhsKernel>(cfg, m.graph, std::move(omega), coupling_strength(cfg, topology));
   if (m.coupling == Coupling::Delayed) {
-    std::vector<double> omega_all(m.omega);
+    std::vector<double> omega_all(m.kernel->omega());
     omega_all.resize(m.graph.n_columns());
-    m.exchange->exchange(m.omega.data(), omega_all.data() + m.graph.n_local());
+    m.exchange->exchange(m.kernel->omega().data(), omega_all.data() + m.graph.n_local());
     m.history = std::make_unique<DelayHistory>(omega_all);
   }
 }
@@ -162,7 +163,8 @@ public:
 
   static std::int64_t output_count(const SimConfig& cfg) {
     const double interval = cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0;
-    return static_cast<std::int64_t>(std::floor(cfg.solver.t_end / interval + 1e-9)) + 1;
+    // 0, interval, 2 interval, ... and always t_end itself (the last interval may be shorter).
+    return static_cast<std::int64_t>(std::ceil(cfg.solver.t_end / interval - 1e-9)) + 1;
   }
 
   void run(State& x, SimStats& stats) {
@@ -330,7 +332,7 @@ private:
       const auto it = std::lower_bound(ids.begin(), ids.end(), k.oscillator);
       if (it != ids.end() && *it == k.oscillator) {
         const auto l = static_cast<std::size_t>(it - ids.begin());
-        x[l] -= m_.omega[l] * k.delay;  // falls behind by k.delay seconds
+        x[l] -= m_.kernel->omega()[l] * k.delay;  // falls behind by k.delay seconds
       }
     }
     if (any && m_.history && t > 0) push_history(t, x);
@@ -392,7 +394,7 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
   file_phases = {};
 
   SimWriter writer(comm, cfg, provenance, model.graph.local_ids, Integrator::output_count(cfg), options.force);
-  writer.write_omega(model.omega);
+  writer.write_omega(model.kernel->omega());
   Integrator integrator(comm, cfg, model, writer, options);
   integrator.run(x, stats);
   writer.finish();

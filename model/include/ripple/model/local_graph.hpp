@@ -29,9 +29,7 @@ struct LocalGraph {
   [[nodiscard]] std::size_t n_ghost() const { return ghost_ids.size(); }
   [[nodiscard]] std::size_t n_columns() const { return local_ids.size() + ghost_ids.size(); }
   [[nodiscard]] std::size_t edges() const { return edge_a.size(); }
-  [[nodiscard]] std::int64_t column_id(std::uint32_t c) const {
-    return c < n_local() ? local_ids[c] : ghost_ids[c - n_local()];
-  }
+  [[nodiscard]] std::int64_t column_id(std::uint32_t c) const { return c < n_local() ? local_ids[c] : ghost_ids[c - n_local()]; }
 };
 
 // The couplings of the oscillators in `local_ids` (ascending). `owner_of` names the rank of any
