@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side benchmark of `ripple sim` against SciPy's solve_ivp (RK45, vectorised NumPy) on the
-identical problem: an open chain (+-1) of tanh-coupled oscillators, dopri5, rtol = atol = 1e-8.
+identical problem: an open chain (+-1) of tanh-coupled oscillators, dopri5, rtol = atol = 1e-8, and by
+default the same (root-mean-square) error norm as SciPy.
 
 Ripple writes the problem's frequencies (/omega) and initial phases (/phase[0]) to its output file;
 SciPy reads them from there, so both solve exactly the same equations. Reports, per N: median wall
@@ -42,6 +43,7 @@ spread = 3.14
 method = "dopri5"
 rtol = 1e-8
 atol = 1e-8
+norm = "{norm}"
 t_end = {t_end}
 [output]
 file = "{out}"
@@ -68,12 +70,12 @@ RIPPLE_RHS_BYTES = 6 * (8 + 8 + 16 + 16 + 16 + (4 + 8 + 16) * 2 + 8 + 8 + 16)
 BYTES_PER_OSC_STEP = BOUND_BYTES_PER_OSC_STEP
 
 
-def run_ripple(build, n, t_end, ranks, workdir):
+def run_ripple(build, n, t_end, ranks, workdir, norm):
     out = os.path.join(workdir, f"ripple_{n}_{ranks}.h5")
     cfg = os.path.join(workdir, f"chain_{n}.toml")
     summary = os.path.join(workdir, f"summary_{n}_{ranks}.json")
     with open(cfg, "w") as f:
-        f.write(CONFIG.format(n=n, t_end=t_end, out=out))
+        f.write(CONFIG.format(n=n, t_end=t_end, out=out, norm=norm))
     cmd = [os.path.join(build, "cli", "ripple"), "sim", cfg, "--force", "--quiet", "--summary", summary]
     if ranks > 1:
         cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--bind-to", "core"] + cmd
@@ -111,6 +113,8 @@ def main():
     ap.add_argument("--sizes", default="10000,1000000")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--t-end", type=float, default=0.01, help="simulated seconds (10 periods)")
+    ap.add_argument("--norm", default="rms", choices=["rms", "max"],
+                    help="Ripple's error norm (SciPy's is rms: the same test of each step)")
     ap.add_argument("--json")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -127,7 +131,7 @@ def main():
                "ripple_bytes_per_oscillator_step": STEPPER_BYTES + RIPPLE_RHS_BYTES, "sizes": []}
     with tempfile.TemporaryDirectory() as work:
         for n in sizes:
-            ripple_runs = [run_ripple(args.build, n, args.t_end, 1, work) for _ in range(args.repeats)]
+            ripple_runs = [run_ripple(args.build, n, args.t_end, 1, work, args.norm) for _ in range(args.repeats)]
             r_wall = statistics.median(s["wall_seconds"] for s, _ in ripple_runs)
             r_summary, path = ripple_runs[0]
             scipy_runs = [run_scipy(path, args.t_end, 2000.0) for _ in range(args.repeats)]
@@ -143,7 +147,7 @@ def main():
             }
             row["ripple_vs_bound"] = row["ripple_ns_per_osc_step"] / bound_ns
             if n == max(sizes):
-                two = [run_ripple(args.build, n, args.t_end, 2, work)[0] for _ in range(args.repeats)]
+                two = [run_ripple(args.build, n, args.t_end, 2, work, args.norm)[0] for _ in range(args.repeats)]
                 row["ripple_wall_2ranks"] = statistics.median(s["wall_seconds"] for s in two)
                 row["speedup_2ranks"] = r_wall / row["ripple_wall_2ranks"]
             results["sizes"].append(row)

@@ -382,6 +382,7 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
     c.solver.method = s.choice<Method>("method", "dopri5", {{"dopri5", Method::Dopri5}, {"rk4", Method::Rk4}});
     c.solver.rtol = s.number("rtol", 1e-8);
     c.solver.atol = s.number("atol", 1e-8);
+    c.solver.norm = s.choice<ErrorNorm>("norm", "max", {{"max", ErrorNorm::Max}, {"rms", ErrorNorm::Rms}});
     c.solver.t_end = s.number("t_end", std::nullopt);
     c.solver.dt = s.number("dt", 0.0);
     s.finish();

@@ -40,7 +40,11 @@ LocalGraph build_local_graph(const Topology& topology, std::vector<std::int64_t>
     }
   }
   RIPPLE_VERIFY(pairs.size() < std::numeric_limits<std::uint32_t>::max(), "too many couplings on one rank: use more ranks");
-  if (symmetric) std::sort(pairs.begin(), pairs.end());  // directed pairs are already in (row, partner) order
+  // Order by offset (partner - row), then row: each row meets its partners in an order fixed by
+  // global ids alone, and a stencil's couplings form long runs of consecutive columns.
+  std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) {
+    return std::pair(x.second - x.first, x.first) < std::pair(y.second - y.first, y.first);
+  });
 
   std::sort(ghosts.begin(), ghosts.end());
   ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
@@ -60,6 +64,19 @@ LocalGraph build_local_graph(const Topology& topology, std::vector<std::int64_t>
   for (const auto& [a, b] : pairs) {
     g.edge_a.push_back(column(a));
     g.edge_b.push_back(column(b));
+  }
+  // Runs of edges whose two columns both step by one can be processed without index arrays.
+  constexpr std::size_t kMinAffine = 8;
+  std::size_t k = 0;
+  while (k < g.edges()) {
+    std::size_t end = k + 1;
+    while (end < g.edges() && g.edge_a[end] == g.edge_a[end - 1] + 1 && g.edge_b[end] == g.edge_b[end - 1] + 1) ++end;
+    const bool affine = end - k >= kMinAffine;
+    if (!affine && !g.runs.empty() && !g.runs.back().affine)
+      g.runs.back().end = static_cast<std::uint32_t>(end);
+    else
+      g.runs.push_back({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(end), affine});
+    k = end;
   }
   return g;
 }

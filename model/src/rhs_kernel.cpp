@@ -35,27 +35,57 @@ void RhsKernel::apply_potential(double* x, std::size_t n) {
   for (std::size_t k = 0; k < n; ++k) x[k] = std::abs(x[k]) < v.sigma ? -scratch_[k] : (x[k] > 0 ? 1.0 : -1.0);
 }
 
-// V is applied to all edges with vector math, then the terms are added to their rows. Each row's
-// terms are added in an order fixed by the global ids alone (see LocalGraph), never by the rank's
-// share, so that sums are bitwise the same for any decomposition: directed, in ascending partner
-// order; symmetric, first the partners above the row, then those below, each ascending. (The two
-// passes over all edges also avoid a store-to-load dependency between neighbouring rows.)
-template <class Difference>
-void RhsKernel::couple(double t, Difference&& difference, double* dxdt) {
+// V is applied to all edges with vector math, then the terms are added to their rows in edge order
+// (see LocalGraph for why that order makes sums rank-independent). The two passes over all edges
+// have no store-to-load dependency between neighbouring rows, and affine runs need no indices.
+void RhsKernel::accumulate(double t, double* dxdt) {
   const LocalGraph& g = *graph_;
   const std::uint32_t* a = g.edge_a.data();
   const std::uint32_t* b = g.edge_b.data();
-  const std::size_t edges = g.edges();
-  buffer_.resize(edges);
-  double* v = buffer_.data();
-  for (std::size_t k = 0; k < edges; ++k) v[k] = difference(k);
-  apply_potential(v, edges);
+  const double* v = buffer_.data();
+  apply_potential(buffer_.data(), g.edges());
   sums_.assign(g.symmetric ? g.n_columns() : g.n_local(), 0.0);
   double* sum = sums_.data();
-  for (std::size_t k = 0; k < edges; ++k) sum[a[k]] += v[k];
-  if (g.symmetric)
-    for (std::size_t k = 0; k < edges; ++k) sum[b[k]] -= v[k];
+  for (const auto& run : g.runs) {
+    if (run.affine) {
+      double* s = sum + a[run.begin];
+      const double* w = v + run.begin;
+      for (std::uint32_t k = 0; k < run.end - run.begin; ++k) s[k] += w[k];
+    } else {
+      for (std::uint32_t k = run.begin; k < run.end; ++k) sum[a[k]] += v[k];
+    }
+  }
+  if (g.symmetric) {
+    for (const auto& run : g.runs) {
+      if (run.affine) {
+        double* s = sum + b[run.begin];
+        const double* w = v + run.begin;
+        for (std::uint32_t k = 0; k < run.end - run.begin; ++k) s[k] -= w[k];
+      } else {
+        for (std::uint32_t k = run.begin; k < run.end; ++k) sum[b[k]] -= v[k];
+      }
+    }
+  }
   finish(t, dxdt);
+}
+
+// V's argument for every edge: left[a] - right[b].
+void RhsKernel::differences(const double* left, const double* right) {
+  const LocalGraph& g = *graph_;
+  const std::uint32_t* a = g.edge_a.data();
+  const std::uint32_t* b = g.edge_b.data();
+  buffer_.resize(g.edges());
+  double* v = buffer_.data();
+  for (const auto& run : g.runs) {
+    if (run.affine) {
+      const double* l = left + a[run.begin];
+      const double* r = right + b[run.begin];
+      double* w = v + run.begin;
+      for (std::uint32_t k = 0; k < run.end - run.begin; ++k) w[k] = l[k] - r[k];
+    } else {
+      for (std::uint32_t k = run.begin; k < run.end; ++k) v[k] = left[a[k]] - right[b[k]];
+    }
+  }
 }
 
 void RhsKernel::finish(double t, double* dxdt) {
@@ -76,10 +106,8 @@ void RhsKernel::finish(double t, double* dxdt) {
 }
 
 void RhsKernel::evaluate(double t, const double* phases, double* dxdt) {
-  const std::uint32_t* a = graph_->edge_a.data();
-  const std::uint32_t* b = graph_->edge_b.data();
-  couple(
-      t, [=](std::size_t k) { return phases[a[k]] - phases[b[k]]; }, dxdt);
+  differences(phases, phases);
+  accumulate(t, dxdt);
 }
 
 void RhsKernel::evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt) {
@@ -91,25 +119,22 @@ void RhsKernel::evaluate_mean_field(double t, const double* x, double sum_sin, d
 
 void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt) {
   RIPPLE_VERIFY(!graph_->symmetric, "delayed coupling needs the directed form of the graph");
-  const std::uint32_t* a = graph_->edge_a.data();
-  const std::uint32_t* b = graph_->edge_b.data();
   if (cfg_->delay.jitter == 0.0) {
     // One delay for every edge: interpolate each column once.
     delayed_.resize(history.width());
     history.values(t - cfg_->delay.mean, delayed_.data());
-    const double* d = delayed_.data();
-    couple(
-        t, [=](std::size_t k) { return x[a[k]] - d[b[k]]; }, dxdt);
+    differences(x, delayed_.data());
+    accumulate(t, dxdt);
     return;
   }
+  const LocalGraph& g = *graph_;
   const auto interval = static_cast<std::int64_t>(std::floor(t / cfg_->delay_interval()));
-  couple(
-      t,
-      [&](std::size_t k) {
-        const double tau = edge_delay(*cfg_, graph_->local_ids[a[k]], graph_->column_id(b[k]), interval);
-        return x[a[k]] - history.value(b[k], t - tau);
-      },
-      dxdt);
+  buffer_.resize(g.edges());
+  for (std::size_t k = 0; k < g.edges(); ++k) {
+    const double tau = edge_delay(*cfg_, g.local_ids[g.edge_a[k]], g.column_id(g.edge_b[k]), interval);
+    buffer_[k] = x[g.edge_a[k]] - history.value(g.edge_b[k], t - tau);
+  }
+  accumulate(t, dxdt);
 }
 
 }  // namespace ripple::model

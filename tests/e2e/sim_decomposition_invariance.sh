@@ -115,7 +115,9 @@ t_end = 0.01
 interval = 1e-3
 TOML
 
-for case in chain grid grid2d mean_field graph; do
+sed -e 's/^t_end = 0.008/t_end = 0.004\nnorm = "rms"/' -e '/^\[delay\]/,/^jitter/d' chain.toml > chain_rms.toml
+
+for case in chain chain_rms grid grid2d mean_field graph; do
   for np in 1 2 4; do
     run_np "$np" sim "$case.toml" --quiet --set "output.file=\"${case}_np${np}.h5\"" || fail "$case on $np ranks exited $?"
   done

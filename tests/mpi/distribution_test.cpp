@@ -45,7 +45,7 @@ void check_topology(const TopologyConfig& cfg, std::int64_t n) {
     for (size_t g = 0; g < graph.n_ghost(); ++g) EXPECT_EQ(ghost[g], 3.0 * static_cast<double>(graph.ghost_ids[g]) + 1.0);
     // Walking the edges in order hands every local row its serial neighbour list, in ascending order:
     // the fixed summation order that makes results independent of the decomposition.
-    // (Symmetric form: the partners above the row, then those below, as the kernel's two passes.)
+    // (Symmetric form: the partners above the row, then those below, as in the kernel's two passes.)
     std::vector<std::vector<std::int64_t>> above(graph.n_local()), below(graph.n_local());
     for (size_t k = 0; k < graph.edges(); ++k) {
       const std::uint32_t a = graph.edge_a[k], b = graph.edge_b[k];
@@ -58,10 +58,10 @@ void check_topology(const TopologyConfig& cfg, std::int64_t n) {
     for (size_t l = 0; l < graph.n_local(); ++l) {
       topo.neighbours(graph.local_ids[l], nb);
       std::vector<std::int64_t> want = nb;
-      if (symmetric) {  // nb is ascending: the partners above the row first, then those below
+      if (symmetric) {  // nb is ascending: the partners above the row first, then those below from the nearest
         const auto split = std::upper_bound(nb.begin(), nb.end(), graph.local_ids[l]);
         want.assign(split, nb.end());
-        want.insert(want.end(), nb.begin(), split);
+        want.insert(want.end(), std::make_reverse_iterator(split), nb.rend());
       }
       std::vector<std::int64_t> seen = above[l];
       seen.insert(seen.end(), below[l].begin(), below[l].end());

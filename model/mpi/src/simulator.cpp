@@ -205,6 +205,8 @@ private:
     using Dopri = odeint::runge_kutta_dopri5<State, double, State, double, MpiAlgebra>;
     MpiAlgebra algebra;
     algebra.comm = comm_;
+    if (cfg_.solver.norm == ErrorNorm::Rms) algebra.rms = &exact_;
+    algebra.oscillators = cfg_.model.oscillators;
     const double max_dt = m_.coupling == Coupling::Delayed ? tau_min_ : 0.0;
     auto stepper = odeint::make_dense_output(cfg_.solver.atol, cfg_.solver.rtol, max_dt, Dopri(algebra));
     State xo(x.size());

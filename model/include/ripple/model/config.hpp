@@ -14,6 +14,7 @@ enum class NoiseKind { None, Exponential, Uniform, Normal };
 enum class FrequencyDistribution { Grid, Uniform, Normal, Lorentzian };
 enum class InitialKind { Sync, Random, File };
 enum class Method { Dopri5, Rk4 };
+enum class ErrorNorm { Max, Rms };
 enum class KappaMode { Sum, Max, Value };
 
 struct ModelConfig {
@@ -71,6 +72,7 @@ struct SolverConfig {
   Method method = Method::Dopri5;
   double rtol = 1e-8;
   double atol = 1e-8;
+  ErrorNorm norm = ErrorNorm::Max;  // of the error ratios over all oscillators
   double t_end = 0.0;
   double dt = 0.0;  // rk4 step, dopri5 first step guess; 0 = a hundredth of the mean period
 };

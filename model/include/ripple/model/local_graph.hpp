@@ -14,15 +14,22 @@ struct LocalGraph {
   std::vector<std::int64_t> local_ids;
   std::vector<std::int64_t> ghost_ids;
   std::vector<int> ghost_owners;
-  // Directed form (symmetric == false): edge k says local row edge_a[k] reads column edge_b[k]; edges
-  // run by row, and within a row by ascending global id of the partner.
+  // Directed form (symmetric == false): edge k says local row edge_a[k] reads column edge_b[k].
   // Symmetric form (T_ij = T_ji): one edge per coupled pair, edge_a the column of the smaller global
-  // id; V(theta_a - theta_b) counts for row a and its negative for row b. Edges run in ascending
-  // (id a, id b): walking them once for the a side and once for the b side hands each row its
-  // partners above it, then those below it, each in ascending order, on every rank.
+  // id; V(theta_a - theta_b) counts for row a and its negative for row b.
+  // Edges run by offset (id b - id a), then by id a. The kernel adds V to the rows in edge order,
+  // one pass for the a side and, symmetric, one for the b side, so a row meets its partners in an
+  // order fixed by global ids alone: directed, ascending; symmetric, those above it ascending, then
+  // those below it from the nearest. This is what makes sums bitwise rank-independent.
   bool symmetric = false;
   std::vector<std::uint32_t> edge_a;
   std::vector<std::uint32_t> edge_b;
+  // The edges in consecutive runs; in an affine run both columns step by one from edge to edge.
+  struct Run {
+    std::uint32_t begin, end;
+    bool affine;
+  };
+  std::vector<Run> runs;
   std::vector<std::uint32_t> degree;  // partners of each local row
 
   [[nodiscard]] std::size_t n_local() const { return local_ids.size(); }

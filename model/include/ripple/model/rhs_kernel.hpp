@@ -29,9 +29,10 @@ public:
   [[nodiscard]] const std::vector<double>& omega() const { return omega_; }
 
 private:
-  // Sums V over the couplings: `difference(k)` is the argument of V for edge k.
-  template <class Difference>
-  void couple(double t, Difference&& difference, double* dxdt);
+  // buffer_[k] = left[edge_a[k]] - right[edge_b[k]]: the argument of V for every edge.
+  void differences(const double* left, const double* right);
+  // V over buffer_, added to the rows, then dxdt.
+  void accumulate(double t, double* dxdt);
   // dxdt from the coupling sums of the local rows.
   void finish(double t, double* dxdt);
   // V applied element-wise, in place.
@@ -44,7 +45,7 @@ private:
   double fixed_norm_;  // M for normalization N or none
   NoiseField noise_;
   std::vector<double> delayed_;  // scratch for a uniform delay
-  std::vector<double> buffer_;   // V of one block of edges
+  std::vector<double> buffer_;   // V's argument, then V, for every edge
   std::vector<double> scratch_;  // bottleneck: sin(alpha x) of the block
   std::vector<double> sums_;     // coupling sum of every column
 };

@@ -1,5 +1,5 @@
 #pragma once
-// Order-independent global sums: values in [-1, 1] are rounded to multiples of 2^-52 and added as
+// Order-independent global sums: values (|v| < 2^11) are rounded to multiples of 2^-52 and added as
 // 128-bit integers, so the result is bitwise the same for any number of ranks and any order.
 #include <mpi.h>
 

@@ -1,6 +1,9 @@
 #pragma once
 // Boost.Odeint algebra for a state distributed over MPI ranks: element-wise operations are local
 // (range_algebra); the error norm is one global reduction, so every rank takes the same steps.
+// odeint's error checker hands norm_inf the error ratios err_i / (atol + rtol * scale_i); the step is
+// accepted when the norm is at most 1. With `rms` set the norm is the root mean square instead of the
+// maximum (as SciPy's solve_ivp uses), summed exactly so that it stays rank-independent.
 #include <mpi.h>
 
 #include <algorithm>
@@ -8,14 +11,24 @@
 #include <cmath>
 
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/model/mpi/exact_sum.hpp"
 
 namespace ripple::model {
 
 struct MpiAlgebra : boost::numeric::odeint::range_algebra {
   MPI_Comm comm = MPI_COMM_SELF;
+  const ExactSum* rms = nullptr;  // root-mean-square norm when set
+  std::int64_t oscillators = 1;   // N, for the mean
 
   template <class State>
   double norm_inf(const State& s) const {
+    if (rms != nullptr) {
+      ExactSum::Accumulator sum[1] = {0};
+      // Ratios above 32 reject the step anyway; clamping keeps the fixed-point sum in range.
+      for (const double v : s) ExactSum::add(sum[0], std::isnan(v) ? 1024.0 : std::min(v * v, 1024.0));
+      rms->allreduce(comm, sum);
+      return std::sqrt(ExactSum::value(sum[0]) / static_cast<double>(oscillators));
+    }
     double local = 0.0;
     for (const double v : s) local = std::max(local, std::isnan(v) ? HUGE_VAL : std::abs(v));  // NaN must reject the step
     // max is exact and order-independent: the step size sequence is identical for any rank count.
