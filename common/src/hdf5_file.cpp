@@ -45,6 +45,8 @@ void H5Id::reset() {
 ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path) {
   H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
   RIPPLE_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL));
+  // The 1.8 format stores attributes larger than 64 KiB (a configuration with per-oscillator arrays).
+  RIPPLE_H5_CHECK(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST));
   ParallelH5File f;
   // Silence HDF5's own stack printing: our checks report failures as one line.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

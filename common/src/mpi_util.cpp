@@ -52,6 +52,19 @@ void run_collectively(MPI_Comm comm, const std::function<void()>& step) {
   throw AgreedError(message, static_cast<Error::Kind>(kind));
 }
 
+void abort_on_error(MPI_Comm comm, const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const AgreedError&) {
+    throw;
+  } catch (const std::exception& e) {
+    const Error* err = dynamic_cast<const Error*>(&e);
+    std::fprintf(stderr, "ripple: error on rank %d: %s\n", comm_rank(comm), e.what());
+    std::fflush(stderr);
+    MPI_Abort(comm, err != nullptr ? err->exit_code() : 1);
+  }
+}
+
 int run_mpi_main(int argc, char** argv, const std::function<int(MPI_Comm)>& body) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);

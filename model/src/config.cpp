@@ -229,7 +229,7 @@ void validate(SimConfig& c) {
     std::int64_t prod = 1;
     for (auto d : topo.dims) {
       if (d <= 0) bad("[topology] dims", "extents must be positive");
-      prod *= d;
+      if (__builtin_mul_overflow(prod, d, &prod)) bad("[topology] dims", "the product of the extents overflows");
     }
     if (prod != n) bad("[topology] dims", fmt::format("product {} differs from oscillators = {}", prod, n));
   }
@@ -248,7 +248,8 @@ void validate(SimConfig& c) {
     const std::string where = fmt::format("[[kick]] #{}", k + 1);
     if (kick.oscillator < 0 || kick.oscillator >= n)
       bad(where + " oscillator", fmt::format("{} is out of range [0, {})", kick.oscillator, n));
-    if (kick.time < 0) bad(where + " time", "must not be negative");
+    if (kick.time < 0 || kick.time >= c.solver.t_end)
+      bad(where + " time", fmt::format("{} is not in [0, t_end = {})", kick.time, c.solver.t_end));
     if (kick.delay < 0) bad(where + " delay", "must not be negative");
   }
   if (c.initial.kind == InitialKind::File && c.initial.file.empty()) bad("[initial] file", "is required for kind = \"file\"");
@@ -259,16 +260,28 @@ void validate(SimConfig& c) {
   if (c.solver.dt < 0) bad("[solver] dt", "must not be negative");
   if (c.output.interval < 0) bad("[output] interval", "must not be negative");
   if (c.output.file.empty()) bad("[output] file", "must name the HDF5 file to write");
+  // Interval counts: stored rows, and segments at noise and jitter boundaries.
+  const double rows = c.output.interval > 0 ? c.solver.t_end / c.output.interval + 1 : 101;
+  if (rows > 1e7)
+    bad("[output] interval", fmt::format("gives {:.3g} stored states (at most 1e7): choose a larger interval", rows));
+  if (rows * static_cast<double>(n) > 0x1p37)
+    bad("[output] interval", fmt::format("/phase would hold {:.3g} values (at most 2^37 = 1 TiB): choose a larger interval",
+                                         rows * static_cast<double>(n)));
+  if (c.noise.kind != NoiseKind::None && c.noise.amplitude > 0 && c.solver.t_end / c.noise_interval() > 1e9)
+    bad("[noise] interval", "gives more than 1e9 noise intervals before t_end: choose a larger interval");
+  if (c.delay.jitter > 0 && c.solver.t_end / c.delay_interval() > 1e9)
+    bad("[delay] interval", "gives more than 1e9 jitter intervals before t_end: choose a larger interval");
 }
 
 }  // namespace
 
 double SimConfig::mean_period() const {
+  if (mean_period_ >= 0) return mean_period_;
   const std::int64_t n = model.oscillators;
-  if (model.t_comp.size() == 1 && model.t_comm.size() == 1) return model.t_comp[0] + model.t_comm[0];
+  if (model.t_comp.size() == 1 && model.t_comm.size() == 1) return mean_period_ = model.t_comp[0] + model.t_comm[0];
   double sum = 0;
   for (std::int64_t i = 0; i < n; ++i) sum += t_comp(i) + t_comm(i);
-  return sum / static_cast<double>(n);
+  return mean_period_ = sum / static_cast<double>(n);
 }
 
 SimConfig parse_config(const std::string& toml_text, const std::string& source, const std::vector<std::string>& overrides) {

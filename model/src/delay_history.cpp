@@ -41,12 +41,22 @@ void DelayHistory::discard_before(double t) {
   }
 }
 
-DelayHistory::Bracket DelayHistory::locate(double s) const {
+DelayHistory::Bracket DelayHistory::locate(double s, bool from_left) const {
   RIPPLE_VERIFY(!times_.empty(), "DelayHistory: lookup before the first entry was pushed");
-  if (s < times_.front()) return {0, true};
-  const auto it = std::upper_bound(times_.begin(), times_.end(), s);
+  if (s < times_.front() || (from_left && s == times_.front())) return {0, true};
+  const auto it =
+      from_left ? std::lower_bound(times_.begin(), times_.end(), s) : std::upper_bound(times_.begin(), times_.end(), s);
   const auto k = static_cast<std::size_t>(it - times_.begin()) - 1;
   return {k, k + 1 == times_.size()};
+}
+
+DelayHistory::Bracket DelayHistory::clamp(double& s) const {
+  if (s >= hi_) {
+    s = hi_;
+    return locate(s, true);
+  }
+  s = std::max(s, lo_);
+  return locate(s, false);
 }
 
 double DelayHistory::interpolate(const Bracket& b, std::size_t index, double s) const {
@@ -68,10 +78,13 @@ double DelayHistory::interpolate(const Bracket& b, std::size_t index, double s) 
   return h00 * e0[index] + h10 * h * e0[m + index] + h01 * e1[index] + h11 * h * e1[m + index];
 }
 
-double DelayHistory::value(std::size_t index, double s) const { return interpolate(locate(s), index, s); }
+double DelayHistory::value(std::size_t index, double s) const {
+  const Bracket b = clamp(s);
+  return interpolate(b, index, s);
+}
 
 void DelayHistory::values(double s, double* out) const {
-  const Bracket b = locate(s);
+  const Bracket b = clamp(s);
   for (std::size_t i = 0; i < width(); ++i) out[i] = interpolate(b, i, s);
 }
 

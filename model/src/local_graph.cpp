@@ -39,7 +39,9 @@ LocalGraph build_local_graph(const Topology& topology, std::vector<std::int64_t>
         pairs.emplace_back(j, i);  // a local pair (j, i) comes from row j
     }
   }
-  RIPPLE_VERIFY(pairs.size() < std::numeric_limits<std::uint32_t>::max(), "too many couplings on one rank: use more ranks");
+  RIPPLE_VERIFY(pairs.size() < std::numeric_limits<std::uint32_t>::max() &&
+                    g.local_ids.size() + ghosts.size() < std::numeric_limits<std::uint32_t>::max(),
+                "more than 2^32 couplings or columns on one rank: use more ranks");
   // Order by offset (partner - row), then row: each row meets its partners in an order fixed by
   // global ids alone, and a stencil's couplings form long runs of consecutive columns.
   std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) {
@@ -84,7 +86,7 @@ LocalGraph build_local_graph(const Topology& topology, std::vector<std::int64_t>
 LocalGraph mean_field_graph(std::vector<std::int64_t> local_ids, std::int64_t oscillators) {
   LocalGraph g;
   g.local_ids = std::move(local_ids);
-  g.degree.assign(g.local_ids.size(), static_cast<std::uint32_t>(oscillators - 1));
+  g.uniform_degree = static_cast<double>(oscillators - 1);
   return g;
 }
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "ripple/common/error.hpp"
-#include "ripple/model/random.hpp"
+#include "ripple/common/random.hpp"
 
 namespace ripple::model {
 
@@ -96,14 +96,13 @@ double noise_value(const SimConfig& c, std::int64_t i, double omega, std::int64_
 }
 
 NoiseField::NoiseField(const SimConfig& c, std::span<const std::int64_t> global_ids, std::span<const double> omega)
-    : cfg_(&c), active_(c.noise.kind != NoiseKind::None && c.noise.amplitude > 0), interval_(c.noise_interval()) {
+    : cfg_(&c), active_(c.noise.kind != NoiseKind::None && c.noise.amplitude > 0) {
   if (!active_) return;  // no copies of N-sized data when there is no noise
   ids_.assign(global_ids.begin(), global_ids.end());
   omega_.assign(omega.begin(), omega.end());
 }
 
-const double* NoiseField::at(double t) {
-  const auto k = static_cast<std::int64_t>(std::floor(t / interval_));
+const double* NoiseField::at(std::int64_t k) {
   for (int s = 0; s < 2; ++s)
     if (key_[s] == k) return values_[s].data();
   const int s = next_;

@@ -93,14 +93,17 @@ void RhsKernel::finish(double t, double* dxdt) {
   const std::size_t n = g.n_local();
   const double* sum = sums_.data();
   const double* omega = omega_.data();
-  if (cfg_->model.normalization == Normalization::Degree) {
+  if (cfg_->model.normalization == Normalization::Degree && g.degree.empty()) {
+    const double f = g.uniform_degree > 0 ? vp_ / g.uniform_degree : 0.0;
+    for (std::size_t i = 0; i < n; ++i) dxdt[i] = omega[i] - f * sum[i];
+  } else if (cfg_->model.normalization == Normalization::Degree) {
     for (std::size_t i = 0; i < n; ++i) dxdt[i] = omega[i] - (g.degree[i] > 0 ? vp_ / g.degree[i] : 0.0) * sum[i];
   } else {
     const double f = vp_ / fixed_norm_;
     for (std::size_t i = 0; i < n; ++i) dxdt[i] = omega[i] - f * sum[i];
   }
   if (noise_.active()) {
-    const double* zeta = noise_.at(t);
+    const double* zeta = noise_.at(noise_interval_);
     for (std::size_t i = 0; i < n; ++i) dxdt[i] += zeta[i];
   }
 }
@@ -128,10 +131,9 @@ void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& 
     return;
   }
   const LocalGraph& g = *graph_;
-  const auto interval = static_cast<std::int64_t>(std::floor(t / cfg_->delay_interval()));
   buffer_.resize(g.edges());
   for (std::size_t k = 0; k < g.edges(); ++k) {
-    const double tau = edge_delay(*cfg_, g.local_ids[g.edge_a[k]], g.column_id(g.edge_b[k]), interval);
+    const double tau = edge_delay(*cfg_, g.local_ids[g.edge_a[k]], g.column_id(g.edge_b[k]), delay_interval_);
     buffer_[k] = x[g.edge_a[k]] - history.value(g.edge_b[k], t - tau);
   }
   accumulate(t, dxdt);

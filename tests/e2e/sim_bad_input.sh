@@ -35,6 +35,9 @@ expect_error "NaN" "\[model\] t_comp: must be a finite number" good.toml --set m
 expect_error "dims product" "\[topology\] dims: product 12 differs" good.toml --set topology.kind=grid2d --set 'topology.dims=[3,4]'
 printf '0 1\n1 16\n' > bad_edges.txt
 expect_error "edge index" "bad_edges.txt:2: index out of range" good.toml --set topology.kind=file --set 'topology.file="bad_edges.txt"'
+{ cat good.toml; printf '[[kick]]\noscillator = 1\ntime = 0.5\ndelay = 0.001\n'; } > late_kick.toml
+expect_error "kick after t_end" "\[\[kick\]\] #1 time: 0.5 is not in \[0, t_end" late_kick.toml
+expect_error "too many stored states" "\[output\] interval: gives" good.toml --set output.interval=1e-12
 expect_error "missing config" "cannot read configuration file 'nope.toml'" nope.toml
 expect_error "unwritable output" "cannot create HDF5 file '/nonexistent/dir/out.h5'" good.toml --set 'output.file="/nonexistent/dir/out.h5"'
 run_np 2 sim good.toml --quiet || fail "good config failed"

@@ -7,9 +7,16 @@ for cfg in "$RIPPLE_SOURCE_DIR"/model/examples/*.toml; do
   for key in oscillators ranks steps rhs_evaluations wall_seconds ns_per_oscillator_step final_order_parameter final_phase_spread peak_rss_bytes; do
     grep -q "\"$key\"" "$name.json" || fail "$name: summary lacks $key"
   done
-  h5dump -a /schema "$name.h5" | grep -q ripple-sim || fail "$name: no schema attribute"
+  h5dump -a /schema "$name.h5" > "$name.schema.txt" && grep -q ripple-sim "$name.schema.txt" || fail "$name: no schema attribute"
   pass "$name"
 done
+# Per-oscillator times make a configuration attribute larger than 64 KiB.
+awk 'BEGIN { printf "[model]\noscillators = 6000\nt_comp = ["; for (i = 0; i < 6000; i++) printf "%s%.9f", (i ? ", " : ""), 0.001 + i * 1e-9; print "]\n[solver]\nt_end = 0.002\n[output]\nfile = \"big_config.h5\"" }' > big_config.toml
+if run_np 2 sim big_config.toml --quiet && h5dump -a /config big_config.h5 > big_config.txt && grep -q 'oscillators = 6000' big_config.txt; then
+  pass "large configuration attribute"
+else
+  fail "large configuration attribute"
+fi
 "$RIPPLE_BIN" --help | grep -q sim || fail "ripple --help lists no sim"
 "$RIPPLE_BIN" sim --help | grep -q -- --summary || fail "ripple sim --help lacks --summary"
 finish

@@ -32,6 +32,12 @@ TEST(DelayHistory, DiscontinuityAndTrimming) {
   double both[2];
   h.values(1.5, both);
   EXPECT_NEAR(both[1], 1.5, 1e-15);
+  // The driver's window decides the side of a discontinuity at its ends, whatever the rounding.
+  h.set_window(0.0, 1.0);
+  EXPECT_NEAR(h.value(0, std::nextafter(1.0, 2.0)), 1.0, 1e-15);  // left limit at the window's end
+  h.set_window(1.0, 2.0);
+  EXPECT_NEAR(h.value(0, std::nextafter(1.0, 0.0)), 0.5, 1e-15);  // right limit at its start
+  h.set_window(-HUGE_VAL, HUGE_VAL);
   h.truncate_after(1.0);
   EXPECT_EQ(h.entries(), 3u);
   h.discard_before(1.0);

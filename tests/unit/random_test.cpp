@@ -1,4 +1,4 @@
-#include "ripple/model/random.hpp"
+#include "ripple/common/random.hpp"
 
 #include <gtest/gtest.h>
 

@@ -56,6 +56,7 @@ void check(const std::string& potential, const std::string& topology) {
     std::vector<double> omega;
     for (int i = 0; i < 60; ++i) omega.push_back(natural_frequency(c, i));
     RhsKernel kernel(c, g, omega, coupling_strength(c, topo));
+    kernel.set_intervals(static_cast<std::int64_t>(std::floor(t / c.noise_interval())), 0);
     std::vector<double> got(60);
     kernel.evaluate(t, x.data(), got.data());
     for (int i = 0; i < 60; ++i)
@@ -84,6 +85,7 @@ TEST(RhsKernel, MeanFieldEqualsTheDirectAllToAllSum) {
   std::vector<double> omega;
   for (int i = 0; i < 60; ++i) omega.push_back(natural_frequency(c, i));
   RhsKernel kernel(c, g, omega, coupling_strength(c, topo));
+  kernel.set_intervals(static_cast<std::int64_t>(std::floor(0.5 / c.noise_interval())), 0);
   double s = 0, co = 0;
   for (const double v : x) {
     s += std::sin(v);

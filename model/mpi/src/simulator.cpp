@@ -96,8 +96,8 @@ private:
   State phases_;  // local then ghost
 };
 
-void build_local_model(MPI_Comm comm, const SimConfig& cfg, const Topology& topology, LocalModel& m) {
-  Partition part = make_partition(comm, topology);
+// The rank-local part of the set-up: this rank's couplings, frequencies and kernel. No MPI.
+void prepare_local_model(const SimConfig& cfg, const Topology& topology, Partition& part, LocalModel& m) {
   m.partition = part.method;
   const bool mean_field = topology.kind() == TopologyKind::All && cfg.model.potential == Potential::Kuramoto;
   m.coupling = mean_field ? Coupling::MeanField : (cfg.delay.mean > 0 ? Coupling::Delayed : Coupling::Ghosts);
@@ -107,12 +107,24 @@ void build_local_model(MPI_Comm comm, const SimConfig& cfg, const Topology& topo
     // Without delays a symmetric topology evaluates V once per pair; delayed terms are not antisymmetric.
     const bool symmetric = topology.is_symmetric() && m.coupling == Coupling::Ghosts;
     m.graph = build_local_graph(topology, std::move(part.owned), part.owner_of, symmetric);
-    m.exchange = std::make_unique<GhostExchange>(comm, m.graph);
   }
   std::vector<double> omega;
   omega.reserve(m.graph.n_local());
-  for (const std::int64_t i : m.graph.local_ids) omega.push_back(natural_frequency(cfg, i));
+  for (const std::int64_t i : m.graph.local_ids) {
+    omega.push_back(natural_frequency(cfg, i));
+    if (!(omega.back() > 0))
+      throw InputError(
+          fmt::format("[model] frequency_spread: oscillator {} gets omega = {:g} rad/s, not positive: use a smaller "
+                      "spread or the grid or uniform distribution",
+                      i, omega.back()));
+  }
   m.kernel = std::make_unique<RhsKernel>(cfg, m.graph, std::move(omega), coupling_strength(cfg, topology));
+}
+
+// The collective part: ghost exchange and, with delays, the history of every column.
+void connect_local_model(MPI_Comm comm, const SimConfig& cfg, LocalModel& m) {
+  if (m.coupling == Coupling::MeanField) return;
+  m.exchange = std::make_unique<GhostExchange>(comm, m.graph);
   if (m.coupling == Coupling::Delayed) {
     std::vector<double> omega_all(m.kernel->omega());
     omega_all.resize(m.graph.n_columns());
@@ -142,36 +154,61 @@ Observables observe(MPI_Comm comm, const ExactSum& exact, const State& x, std::i
   return {std::sqrt(s * s + c * c) / static_cast<double>(n), range[1] + range[0]};
 }
 
-// Integrates segment by segment (kicks split segments), storing states at the output times.
+// Stored times: every multiple of the output interval below t_end, then t_end itself.
+class OutputTimes {
+public:
+  explicit OutputTimes(const SimConfig& cfg)
+      : t_end_(cfg.solver.t_end), interval_(cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0) {
+    multiples_ = static_cast<std::int64_t>(std::ceil(t_end_ / interval_));
+    while (multiples_ > 1 && static_cast<double>(multiples_ - 1) * interval_ >= t_end_) --multiples_;
+    while (static_cast<double>(multiples_) * interval_ < t_end_) ++multiples_;
+  }
+  [[nodiscard]] std::int64_t count() const { return multiples_ + 1; }
+  [[nodiscard]] double at(std::int64_t k) const { return k < multiples_ ? static_cast<double>(k) * interval_ : t_end_; }
+
+private:
+  double t_end_;
+  double interval_;
+  std::int64_t multiples_ = 0;  // k * interval < t_end for k < multiples_
+};
+
+// Integrates segment by segment. Segments end where the right-hand side jumps: at kicks, at the
+// boundaries of the noise and delay-jitter intervals, and where a kick reaches a partner through a
+// constant delay. Each segment starts afresh from the state at its start, so both steppers keep
+// their order, and the noise of a segment is that of its interval on its whole closed span.
 class Integrator {
 public:
   Integrator(MPI_Comm comm, const SimConfig& cfg, LocalModel& m, SimWriter& writer, const SimOptions& options)
-      : comm_(comm), cfg_(cfg), m_(m), writer_(writer), options_(options), sys_(comm, m, exact_), rank0_(comm_rank(comm) == 0) {
-    const double interval = cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0;
-    interval_ = interval;
-    outputs_ = output_count(cfg);
+      : comm_(comm),
+        cfg_(cfg),
+        m_(m),
+        writer_(writer),
+        options_(options),
+        sys_(comm, m, exact_),
+        rank0_(comm_rank(comm) == 0),
+        outputs_(cfg) {
     dt_ = cfg.solver.dt > 0 ? cfg.solver.dt : cfg.mean_period() / 100.0;
     if (m.coupling == Coupling::Delayed) {
       tau_min_ = cfg.delay.mean - cfg.delay.jitter;
       tau_max_ = cfg.delay.mean + cfg.delay.jitter;
       dt_ = std::min(dt_, tau_min_);
     }
-    for (const Kick& k : cfg.kicks)
-      if (k.time < cfg.solver.t_end) kicks_.push_back(k);
+    kicks_ = cfg.kicks;
     std::stable_sort(kicks_.begin(), kicks_.end(), [](const Kick& a, const Kick& b) { return a.time < b.time; });
+    for (const Kick& k : kicks_) {
+      breaks_.push_back(k.time);
+      if (m.coupling == Coupling::Delayed && cfg.delay.jitter == 0) breaks_.push_back(k.time + cfg.delay.mean);
+    }
+    std::sort(breaks_.begin(), breaks_.end());
+    if (cfg.noise.kind != NoiseKind::None && cfg.noise.amplitude > 0) noise_interval_ = cfg.noise_interval();
+    if (m.coupling == Coupling::Delayed && cfg.delay.jitter > 0) delay_interval_ = cfg.delay_interval();
   }
 
-  static std::int64_t output_count(const SimConfig& cfg) {
-    const double interval = cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0;
-    // 0, interval, 2 interval, ... and always t_end itself (the last interval may be shorter).
-    return static_cast<std::int64_t>(std::ceil(cfg.solver.t_end / interval - 1e-9)) + 1;
-  }
+  [[nodiscard]] const OutputTimes& outputs() const { return outputs_; }
 
   void run(State& x, SimStats& stats) {
     start_wall_ = last_progress_ = MPI_Wtime();
     double t = 0.0;
-    apply_kicks(x, t);
-    if (m_.history) push_history_start(x, t);
     if (cfg_.solver.method == Method::Dopri5)
       run_dopri5(x, t);
     else
@@ -179,7 +216,7 @@ public:
     const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
     stats.steps = steps_;
     stats.rhs_evaluations = sys_.evaluations;
-    stats.output_times = outputs_;
+    stats.output_times = outputs_.count();
     stats.final_time = t;
     stats.final_order_parameter = o.order_parameter;
     stats.final_phase_spread = o.spread;
@@ -188,17 +225,62 @@ public:
   }
 
 private:
-  [[nodiscard]] double output_time(std::int64_t k) const {
-    return std::min(static_cast<double>(k) * interval_, cfg_.solver.t_end);
+  static double next_multiple(double t, double interval) {
+    double k = std::floor(t / interval) + 1;
+    while (k * interval <= t) k += 1;
+    return k * interval;
   }
+
   [[nodiscard]] double segment_end(double t) const {
-    for (const Kick& k : kicks_)
-      if (k.time > t) return k.time;
-    return cfg_.solver.t_end;
+    double end = cfg_.solver.t_end;
+    const auto it = std::upper_bound(breaks_.begin(), breaks_.end(), t);
+    if (it != breaks_.end()) end = std::min(end, *it);
+    if (noise_interval_ > 0) end = std::min(end, next_multiple(t, noise_interval_));
+    if (delay_interval_ > 0) end = std::min(end, next_multiple(t, delay_interval_));
+    return end;
   }
+
   // Output k belongs to the segment [t, end) (or [t, end] for the last one).
   [[nodiscard]] bool in_segment(std::int64_t k, double end) const {
-    return k < outputs_ && (output_time(k) < end || (end == cfg_.solver.t_end && output_time(k) <= end));
+    return k < outputs_.count() && (outputs_.at(k) < end || (end == cfg_.solver.t_end && outputs_.at(k) <= end));
+  }
+
+  // At a segment start t with the state x there: close the history of the previous segment (its
+  // left limit), apply kicks, switch the noise and delay intervals, open the history anew.
+  void begin_segment(State& x, double t, double end) {
+    if (m_.history && t > 0) {
+      m_.history->truncate_after(t);  // a step may have overshot t
+      push_history(t, x);
+    }
+    for (const Kick& k : kicks_) {
+      if (k.time != t) continue;
+      const auto& ids = m_.graph.local_ids;
+      const auto it = std::lower_bound(ids.begin(), ids.end(), k.oscillator);
+      if (it != ids.end() && *it == k.oscillator) {
+        const auto l = static_cast<std::size_t>(it - ids.begin());
+        x[l] -= m_.kernel->omega()[l] * k.delay;  // falls behind by k.delay seconds
+      }
+    }
+    const double mid = 0.5 * (t + end);  // safely inside the segment's intervals
+    m_.kernel->set_intervals(noise_interval_ > 0 ? static_cast<std::int64_t>(std::floor(mid / noise_interval_)) : 0,
+                             delay_interval_ > 0 ? static_cast<std::int64_t>(std::floor(mid / delay_interval_)) : 0);
+    sys_.last_derivative = nullptr;
+    if (m_.history && cfg_.delay.jitter == 0) {
+      // The delayed image of this segment; its ends are exactly the kick times it starts or ends at.
+      const double tau = cfg_.delay.mean;
+      double lo = t - tau, hi = end - tau;
+      for (const Kick& k : kicks_) {
+        if (k.time + tau == t) lo = k.time;
+        if (k.time + tau == end) hi = k.time;
+      }
+      m_.history->set_window(lo, hi);
+    }
+    if (m_.history) {
+      if (t == 0)
+        push_history_start(x, t);
+      else
+        push_history(t, x);
+    }
   }
 
   void run_dopri5(State& x, double& t) {
@@ -210,16 +292,17 @@ private:
     const double max_dt = m_.coupling == Coupling::Delayed ? tau_min_ : 0.0;
     auto stepper = odeint::make_dense_output(cfg_.solver.atol, cfg_.solver.rtol, max_dt, Dopri(algebra));
     State xo(x.size());
+    const auto step = [&] {
+      const double t_old = stepper.current_time();
+      stepper.do_step(std::ref(sys_));
+      after_step(t_old, stepper.current_time(), stepper.current_state());
+    };
     while (true) {
       const double end = segment_end(t);
+      begin_segment(x, t, end);
       stepper.initialize(x, t, dt_);
-      const auto step = [&] {
-        const double t_old = stepper.current_time();
-        stepper.do_step(std::ref(sys_));
-        after_step(t_old, stepper.current_time(), stepper.current_state());
-      };
       for (; in_segment(next_output_, end); ++next_output_) {
-        const double to = output_time(next_output_);
+        const double to = outputs_.at(next_output_);
         while (stepper.current_time() < to) step();
         if (to == stepper.current_time())
           xo = stepper.current_state();
@@ -235,8 +318,6 @@ private:
       dt_ = std::min(stepper.current_time_step(), max_dt > 0 ? max_dt : HUGE_VAL);
       t = end;
       if (end >= cfg_.solver.t_end) return;
-      if (m_.history) m_.history->truncate_after(t);
-      apply_kicks(x, t);
     }
   }
 
@@ -257,13 +338,13 @@ private:
     };
     while (true) {
       const double end = segment_end(t);
+      begin_segment(x, t, end);
       for (; in_segment(next_output_, end); ++next_output_) {
-        advance_to(output_time(next_output_));
+        advance_to(outputs_.at(next_output_));
         emit(t, x);
       }
       advance_to(end);
       if (end >= cfg_.solver.t_end) return;
-      apply_kicks(x, t);
     }
   }
 
@@ -284,7 +365,7 @@ private:
   }
 
   // Derivative at (x, t). After an accepted dopri5 step the system's last evaluation was exactly
-  // there (first-same-as-last); otherwise (rk4, kicks) it costs one more evaluation.
+  // there (first-same-as-last); otherwise (rk4, segment starts) it costs one more evaluation.
   const State& derivative(const State& x, double t) {
     if (cfg_.solver.method == Method::Dopri5 && sys_.last_time == t && sys_.last_derivative != nullptr)
       return *sys_.last_derivative;
@@ -323,23 +404,6 @@ private:
     m_.history->push(t, values_, derivs_);
   }
 
-  void apply_kicks(State& x, double t) {
-    bool any = false;
-    for (const Kick& k : kicks_) {
-      if (k.time != t) continue;
-      if (!any && m_.history && t > 0) push_history(t, x);  // the state just before the kicks
-      any = true;
-      sys_.last_derivative = nullptr;
-      const auto& ids = m_.graph.local_ids;
-      const auto it = std::lower_bound(ids.begin(), ids.end(), k.oscillator);
-      if (it != ids.end() && *it == k.oscillator) {
-        const auto l = static_cast<std::size_t>(it - ids.begin());
-        x[l] -= m_.kernel->omega()[l] * k.delay;  // falls behind by k.delay seconds
-      }
-    }
-    if (any && m_.history && t > 0) push_history(t, x);
-  }
-
   void emit(double t, const State& x) {
     const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
     writer_.write_phase(next_output_, t, o.order_parameter, x);
@@ -353,13 +417,15 @@ private:
   ExactSum exact_;
   DistributedSystem sys_;
   bool rank0_;
-  double interval_ = 0;
-  std::int64_t outputs_ = 0;
+  OutputTimes outputs_;
   std::int64_t next_output_ = 0;
   double dt_ = 0;
   double tau_min_ = 0;
   double tau_max_ = 0;
+  double noise_interval_ = 0;  // 0: no noise
+  double delay_interval_ = 0;  // 0: no jitter
   std::vector<Kick> kicks_;
+  std::vector<double> breaks_;  // kick times, and kick times + delay
   std::int64_t steps_ = 0;
   double start_wall_ = 0;
   double last_progress_ = 0;
@@ -380,26 +446,33 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
   stats.ranks = comm_size(comm);
   stats.output_file = cfg.output.file;
 
+  // Rank-local preparation: any failure here is agreed on by every rank before anyone goes on.
   Topology topology;
   std::vector<double> file_phases;
+  LocalModel model;
+  Partition part;
   run_collectively(comm, [&] {
     topology = Topology::from_config(cfg.topology, cfg.model.oscillators);
     if (cfg.initial.kind == InitialKind::File) file_phases = read_phase_file(cfg.initial.file, cfg.model.oscillators);
+    part = make_partition(comm, topology);
+    prepare_local_model(cfg, topology, part, model);
   });
-  LocalModel model;
-  run_collectively(comm, [&] { build_local_model(comm, cfg, topology, model); });
   stats.partition = model.partition;
-
   State x;
   x.reserve(model.graph.n_local());
   for (const std::int64_t i : model.graph.local_ids) x.push_back(initial_phase(cfg, i, file_phases));
   file_phases = {};
 
-  SimWriter writer(comm, cfg, provenance, model.graph.local_ids, Integrator::output_count(cfg), options.force);
-  writer.write_omega(model.kernel->omega());
-  Integrator integrator(comm, cfg, model, writer, options);
-  integrator.run(x, stats);
-  writer.finish();
+  SimWriter writer(comm, cfg, provenance, model.graph.local_ids, OutputTimes(cfg).count(), options.force);
+  // From here on every rank is inside collectives: an error on one rank cannot be agreed on, so it
+  // aborts the job (before unwinding, which would wait in collective HDF5 closes).
+  abort_on_error(comm, [&] {
+    connect_local_model(comm, cfg, model);
+    writer.write_omega(model.kernel->omega());
+    Integrator integrator(comm, cfg, model, writer, options);
+    integrator.run(x, stats);
+    writer.finish();
+  });
 
   std::int64_t rss[2] = {peak_rss_bytes(), peak_rss_bytes()};
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &rss[0], 1, MPI_INT64_T, MPI_SUM, comm));

@@ -32,6 +32,11 @@ public:
 // Wrap every step that may fail on some ranks only (file access, input validation, allocation).
 void run_collectively(MPI_Comm comm, const std::function<void()>& step);
 
+// Runs `step`, inside which every rank may be in collectives: an error on one rank cannot be agreed
+// on, so that rank prints it and calls MPI_Abort at once, before unwinding (destructors of collective
+// objects such as HDF5 files would wait for the other ranks forever). AgreedErrors pass through.
+void abort_on_error(MPI_Comm comm, const std::function<void()>& step);
+
 // Entry point wrapper for MPI subcommands: initialises MPI, runs body. An AgreedError is printed once
 // by rank 0 and returned as the exit code (1 runtime, 2 bad input) after MPI_Finalize; any other
 // escaping exception can leave other ranks inside a collective, so that rank prints it and calls

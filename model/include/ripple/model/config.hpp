@@ -94,13 +94,17 @@ struct SimConfig {
   std::string resolved_toml;  // the full configuration with defaults filled in
   std::string source;         // file it came from
 
+private:
+  mutable double mean_period_ = -1;  // computed on first use: O(N) for per-oscillator times
+
+public:
   [[nodiscard]] double t_comp(std::int64_t i) const {
     return model.t_comp.size() == 1 ? model.t_comp[0] : model.t_comp[static_cast<size_t>(i)];
   }
   [[nodiscard]] double t_comm(std::int64_t i) const {
     return model.t_comm.size() == 1 ? model.t_comm[0] : model.t_comm[static_cast<size_t>(i)];
   }
-  [[nodiscard]] double mean_period() const;
+  [[nodiscard]] double mean_period() const;  // of t_comp + t_comm over all oscillators (cached)
   [[nodiscard]] double noise_interval() const { return noise.interval > 0 ? noise.interval : mean_period(); }
   [[nodiscard]] double delay_interval() const { return delay.interval > 0 ? delay.interval : mean_period(); }
 };

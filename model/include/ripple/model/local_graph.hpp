@@ -30,7 +30,8 @@ struct LocalGraph {
     bool affine;
   };
   std::vector<Run> runs;
-  std::vector<std::uint32_t> degree;  // partners of each local row
+  std::vector<std::uint32_t> degree;  // partners of each local row (empty for the mean field)
+  double uniform_degree = 0;          // mean field: N - 1 for every row
 
   [[nodiscard]] std::size_t n_local() const { return local_ids.size(); }
   [[nodiscard]] std::size_t n_ghost() const { return ghost_ids.size(); }

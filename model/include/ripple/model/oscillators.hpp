@@ -32,15 +32,14 @@ class NoiseField {
 public:
   NoiseField(const SimConfig& c, std::span<const std::int64_t> global_ids, std::span<const double> omega);
   [[nodiscard]] bool active() const { return active_; }
-  // zeta for every local oscillator at time t.
-  const double* at(double t);
+  // zeta for every local oscillator on noise interval k.
+  const double* at(std::int64_t k);
 
 private:
   const SimConfig* cfg_;
   std::vector<std::int64_t> ids_;
   std::vector<double> omega_;
   bool active_;
-  double interval_;
   std::int64_t key_[2] = {-1, -1};
   std::vector<double> values_[2];
   int next_ = 0;

@@ -26,6 +26,13 @@ public:
   // Delayed coupling (directed graphs only): partner phases from the history, by column.
   void evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt);
 
+  // The noise interval and delay-jitter interval that the next evaluations lie in. The driver splits
+  // time at their boundaries, so that the right-hand side is smooth within each of its steps.
+  void set_intervals(std::int64_t noise, std::int64_t delay) {
+    noise_interval_ = noise;
+    delay_interval_ = delay;
+  }
+
   [[nodiscard]] const std::vector<double>& omega() const { return omega_; }
 
 private:
@@ -44,6 +51,8 @@ private:
   double vp_;
   double fixed_norm_;  // M for normalization N or none
   NoiseField noise_;
+  std::int64_t noise_interval_ = 0;
+  std::int64_t delay_interval_ = 0;
   std::vector<double> delayed_;  // scratch for a uniform delay
   std::vector<double> buffer_;   // V's argument, then V, for every edge
   std::vector<double> scratch_;  // bottleneck: sin(alpha x) of the block

@@ -15,6 +15,12 @@ public:
   static constexpr double kScale = 0x1.0p52;
 
   static void add(Accumulator& acc, double v) { acc += static_cast<Accumulator>(std::llround(v * kScale)); }
+  // For 0 <= v <= 2^40: the integer part is added exactly, the fraction like add().
+  static void add_wide(Accumulator& acc, double v) {
+    const double whole = std::floor(v);
+    acc += static_cast<Accumulator>(static_cast<std::int64_t>(whole)) << 52;
+    acc += static_cast<Accumulator>(std::llround((v - whole) * kScale));
+  }
   static double value(Accumulator acc) { return static_cast<double>(acc) / kScale; }
 
   ExactSum();  // creates the MPI datatype and operation; needs MPI initialised

@@ -24,8 +24,10 @@ struct MpiAlgebra : boost::numeric::odeint::range_algebra {
   double norm_inf(const State& s) const {
     if (rms != nullptr) {
       ExactSum::Accumulator sum[1] = {0};
-      // Ratios above 32 reject the step anyway; clamping keeps the fixed-point sum in range.
-      for (const double v : s) ExactSum::add(sum[0], std::isnan(v) ? 1024.0 : std::min(v * v, 1024.0));
+      // Squares are clamped at 2^40 to keep the fixed-point sum in range (up to 2^35 oscillators); a
+      // clamped or NaN ratio still rejects the step for any N below 2^40.
+      constexpr double kClamp = 0x1p40;
+      for (const double v : s) ExactSum::add_wide(sum[0], std::isnan(v) ? kClamp : std::min(v * v, kClamp));
       rms->allreduce(comm, sum);
       return std::sqrt(ExactSum::value(sum[0]) / static_cast<double>(oscillators));
     }

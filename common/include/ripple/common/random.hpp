@@ -8,9 +8,10 @@
 #include <numbers>
 #include <utility>
 
-namespace ripple::model {
+namespace ripple {
 
-enum class Stream : std::uint32_t { Frequency = 1, Noise = 2, Delay = 3, Initial = 4 };
+// Independent streams of random numbers, one per purpose.
+enum class Stream : std::uint32_t { Frequency = 1, Noise = 2, Delay = 3, Initial = 4, ProxyNoise = 5 };
 
 // Two independent uniform numbers in the open interval (0, 1).
 inline std::pair<double, double> uniform_pair(std::uint64_t seed, Stream stream, std::uint64_t a, std::uint64_t b) {
@@ -37,4 +38,4 @@ inline double standard_normal(std::uint64_t seed, Stream stream, std::uint64_t a
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
-}  // namespace ripple::model
+}  // namespace ripple
