@@ -114,4 +114,18 @@ void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
   RIPPLE_H5_CHECK(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), values.data()));
 }
 
+void write_block(const ParallelH5File& file, hid_t dataset, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
+                 const double* data) {
+  H5Id filespace(RIPPLE_H5_CHECK(H5Dget_space(dataset)));
+  hsize_t total = 1;
+  for (const hsize_t c : count) total *= c;
+  if (total == 0)
+    RIPPLE_H5_CHECK(H5Sselect_none(filespace.get()));
+  else
+    RIPPLE_H5_CHECK(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
+  H5Id memspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &total, nullptr)));
+  if (total == 0) RIPPLE_H5_CHECK(H5Sselect_none(memspace.get()));
+  RIPPLE_H5_CHECK(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), data));
+}
+
 }  // namespace ripple

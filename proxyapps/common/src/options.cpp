@@ -19,7 +19,8 @@ double parse_number(const std::string& text, const std::string& what) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || text.empty() || !std::isfinite(v)) throw InputError(fmt::format("{}: '{}' is not a number", what, text));
+  if (used != text.size() || text.empty() || !std::isfinite(v))
+    throw InputError(fmt::format("{}: '{}' is not a number", what, text));
   return v;
 }
 
@@ -50,8 +51,10 @@ std::vector<std::string> split(const std::string& text, char sep) {
 void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--iterations", o.iterations, "timed iterations")->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed iterations before them")->capture_default_str();
-  app.add_option("--delay", o.delay_specs, "RANK:ITER:SECONDS: that rank does that much extra work in that iteration (repeatable)");
-  app.add_option("--noise", o.noise_spec, "per-iteration random extra work: exp:MEAN or uniform:MAX (seconds)")->capture_default_str();
+  app.add_option("--delay", o.delay_specs,
+                 "RANK:ITER:SECONDS: that rank does that much extra work in that iteration (repeatable)");
+  app.add_option("--noise", o.noise_spec, "per-iteration random extra work: exp:MEAN or uniform:MAX (seconds)")
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the noise")->capture_default_str();
   app.add_option("--work", o.work_spec, "compute, or sleep: each compute phase lasts --compute-time (the kernel still runs)")
       ->capture_default_str();
@@ -72,7 +75,8 @@ void finish_common_options(CommonOptions& o, int ranks) {
     d.rank = parse_int(parts[0], "--delay " + spec + " rank");
     d.iteration = parse_int(parts[1], "--delay " + spec + " iteration");
     d.seconds = parse_number(parts[2], "--delay " + spec + " seconds");
-    if (d.rank < 0 || d.rank >= ranks) throw InputError(fmt::format("--delay '{}': rank {} is not in [0, {})", spec, d.rank, ranks));
+    if (d.rank < 0 || d.rank >= ranks)
+      throw InputError(fmt::format("--delay '{}': rank {} is not in [0, {})", spec, d.rank, ranks));
     if (d.iteration < 0 || d.iteration >= o.iterations)
       throw InputError(fmt::format("--delay '{}': iteration {} is not in [0, {})", spec, d.iteration, o.iterations));
     if (d.seconds < 0) throw InputError(fmt::format("--delay '{}': seconds must not be negative", spec));
@@ -88,9 +92,12 @@ void finish_common_options(CommonOptions& o, int ranks) {
     o.noise_param = parse_number(parts[1], "--noise " + o.noise_spec);
     if (o.noise_param < 0) throw InputError(fmt::format("--noise '{}': must not be negative", o.noise_spec));
   }
-  if (o.work_spec == "compute") o.work = WorkMode::Compute;
-  else if (o.work_spec == "sleep") o.work = WorkMode::Sleep;
-  else throw InputError(fmt::format("--work '{}': use compute or sleep", o.work_spec));
+  if (o.work_spec == "compute")
+    o.work = WorkMode::Compute;
+  else if (o.work_spec == "sleep")
+    o.work = WorkMode::Sleep;
+  else
+    throw InputError(fmt::format("--work '{}': use compute or sleep", o.work_spec));
   if (o.compute_time < 0) throw InputError("--compute-time must not be negative");
   if (o.work == WorkMode::Sleep && o.compute_time == 0 && o.warmup == 0)
     throw InputError("--work sleep needs --compute-time or at least one --warmup iteration to measure it");

@@ -68,4 +68,9 @@ H5Id create_dataset(hid_t file, const std::string& name, const std::vector<hsize
 void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
                 const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<const double> values);
 
+// Collective write of the block [start, start + count) of an N-D dataset from `data` (row-major); a
+// rank with an empty block still takes part.
+void write_block(const ParallelH5File& file, hid_t dataset, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
+                 const double* data);
+
 }  // namespace ripple

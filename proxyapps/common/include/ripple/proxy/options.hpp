@@ -1,8 +1,8 @@
 #pragma once
 // The command-line options every proxy app shares (docs/proxyapps.md).
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>

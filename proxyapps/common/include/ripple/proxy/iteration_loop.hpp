@@ -1,0 +1,46 @@
+#pragma once
+// The compute-communicate cycle every proxy app runs: iteration markers for the tracer, injected
+// delays and noise, sleep-mode work emulation, and per-iteration timings.
+#include <mpi.h>
+
+#include <functional>
+#include <vector>
+
+#include "ripple/proxy/options.hpp"
+
+namespace ripple::proxy {
+
+struct IterationTimes {
+  std::vector<double> compute;  // seconds of the compute phase, injected work included
+  std::vector<double> comm;     // seconds of the communication phase
+  std::vector<double> end;      // end of the iteration, seconds since the common start
+};
+
+// Extra work that --delay and --noise ask of `rank` in timed iteration `iteration`.
+double injected_seconds(const CommonOptions& o, int rank, int iteration);
+
+// Spins (compute mode) or sleeps for `seconds`.
+void spend(WorkMode mode, double seconds);
+
+class IterationLoop {
+public:
+  IterationLoop(MPI_Comm comm, const CommonOptions& options);
+
+  // Runs warm-up then timed iterations. `compute(iteration)` does the kernel; `communicate
+  // (iteration)` the exchange. Iterations are numbered from -warmup; timed ones from 0.
+  void run(const std::function<void(int)>& compute, const std::function<void(int)>& communicate);
+
+  [[nodiscard]] const IterationTimes& times() const { return times_; }
+  [[nodiscard]] double compute_time() const { return compute_time_; }    // sleep mode: per phase
+  [[nodiscard]] double timed_seconds() const { return timed_seconds_; }  // timed iterations, max over ranks
+
+private:
+  MPI_Comm comm_;
+  const CommonOptions& o_;
+  int rank_;
+  double compute_time_ = 0;
+  double timed_seconds_ = 0;
+  IterationTimes times_;
+};
+
+}  // namespace ripple::proxy

@@ -1,0 +1,85 @@
+#include "ripple/proxy/report.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <fstream>
+
+#include "ripple/common/error.hpp"
+#include "ripple/common/mpi_util.hpp"
+
+namespace ripple::proxy {
+namespace {
+// SplitMix64 finaliser: a well-mixed 64-bit hash.
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+void Checksum::add(std::uint64_t global_index, double value) {
+  sum_ += mix(mix(global_index) ^ std::bit_cast<std::uint64_t>(value));
+}
+
+std::uint64_t Checksum::global(MPI_Comm comm) const {
+  std::uint64_t total = sum_;  // unsigned addition wraps: the sum is order-independent
+  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm));
+  return total;
+}
+
+std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(c));
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.17g}", v) : "null"; }
+
+void write_summary(MPI_Comm comm, const std::string& path, const std::vector<std::pair<std::string, std::string>>& fields,
+                   const IterationTimes& times) {
+  const int ranks = comm_size(comm);
+  const int rank = comm_rank(comm);
+  const auto n = static_cast<int>(times.compute.size());
+  std::vector<double> mine;
+  for (int k = 0; k < n; ++k) {
+    mine.push_back(times.compute[static_cast<std::size_t>(k)]);
+    mine.push_back(times.comm[static_cast<std::size_t>(k)]);
+    mine.push_back(times.end[static_cast<std::size_t>(k)]);
+  }
+  std::vector<double> all(rank == 0 ? mine.size() * static_cast<std::size_t>(ranks) : 0);
+  RIPPLE_MPI_CHECK(MPI_Gather(mine.data(), 3 * n, MPI_DOUBLE, all.data(), 3 * n, MPI_DOUBLE, 0, comm));
+  run_collectively(comm, [&] {
+    if (rank != 0 || path.empty()) return;
+    std::string out = "{";
+    for (const auto& [key, value] : fields) out += json_string(key) + ": " + value + ", ";
+    out += "\"timings\": [";
+    for (int r = 0; r < ranks; ++r) {
+      std::string c, m, e;
+      for (int k = 0; k < n; ++k) {
+        const std::size_t at = (static_cast<std::size_t>(r) * static_cast<std::size_t>(n) + static_cast<std::size_t>(k)) * 3;
+        const char* sep = k ? ", " : "";
+        c += sep + json_number(all[at]);
+        m += sep + json_number(all[at + 1]);
+        e += sep + json_number(all[at + 2]);
+      }
+      out += fmt::format("{}{{\"rank\": {}, \"compute\": [{}], \"comm\": [{}], \"end\": [{}]}}", r ? ", " : "", r, c, m, e);
+    }
+    out += "]}\n";
+    std::ofstream f(path);
+    f << out;
+    if (!f) throw InputError(fmt::format("--json {}: cannot write the summary: check the directory is writable", path));
+  });
+}
+
+}  // namespace ripple::proxy
