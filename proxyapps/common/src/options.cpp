@@ -106,11 +106,11 @@ void finish_common_options(CommonOptions& o, int ranks) {
 std::vector<int> parse_extents(const std::string& text, const std::string& name, std::size_t max_dims) {
   const auto parts = split(text, 'x');
   if (parts.empty() || parts.size() > max_dims)
-    throw InputError(fmt::format("{} '{}': expected {}", name, text, max_dims == 2 ? "N or NXxNY" : "N, NXxNY or NXxNYxNZ"));
+    throw InputError(fmt::format("{} {}: expected {}", name, text, max_dims == 2 ? "N or NXxNY" : "N, NXxNY or NXxNYxNZ"));
   std::vector<int> out;
   for (const auto& p : parts) {
     const int v = parse_int(p, name + " " + text);
-    if (v <= 0) throw InputError(fmt::format("{} '{}': extents must be positive", name, text));
+    if (v <= 0) throw InputError(fmt::format("{} {}: extents must be positive", name, text));
     out.push_back(v);
   }
   return out;

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# ring: eager- and rendezvous-sized messages, open and periodic, distances [-1,1] and [-1,1,-2],
+# every kernel; each run verifies its kernel and that every message came from the right rank and
+# iteration.
+source "$(dirname "$0")/lib.sh"
+: "${RING_BIN:?}"
+for kernel in pi triad slowtriad; do
+  for bytes in 64 1048576; do
+    for distances in -1,1 -1,1,-2; do
+      for periodic in "" --periodic; do
+        args=(--kernel "$kernel" --bytes "$bytes" --distances "$distances" $periodic --iterations 8 --warmup 1 --elements 20000 --slices 20000)
+        if timeout 120 "$MPIEXEC" -np 4 --oversubscribe "$RING_BIN" "${args[@]}" > out.txt 2>&1 && grep -q "verification PASSED" out.txt; then :
+        else fail "ring ${args[*]}: $(cat out.txt)"; fi
+      done
+    done
+  done
+done
+[ "$failures" -eq 0 ] && pass "24 ring configurations verified"
+set +e; timeout 60 "$MPIEXEC" -np 2 --oversubscribe "$RING_BIN" --distances 0 > /dev/null 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "distances 0" err.txt && pass "bad distance rejected" || fail "bad distance: rc=$rc"
+finish
