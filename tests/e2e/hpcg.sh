@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# hpcg: HPCG 3.1's problem sizes, the reference and tuned kernels agreeing bit for bit, convergence
+# to the all-ones solution, shared-memory halos, bad input.
+source "$(dirname "$0")/lib.sh"
+: "${HPCG_BIN:?}"
+hpcg() { local np=$1; shift; timeout 300 "$MPIEXEC" -np "$np" --oversubscribe "$HPCG_BIN" --warmup 0 "$@"; }
+field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))" "$1" "$2"; }
+
+# 1. Equations and nonzeros per level, as HPCG 3.1 counts them.
+hpcg 1 --json n1.json > /dev/null || fail "1 rank run"
+[ "$(field n1.json "[(l['equations'], l['nonzeros']) for l in levels]")" = "[(4096, 97336), (512, 10648), (64, 1000), (8, 64)]" ] \
+  && pass "16^3 on 1 rank: 4096/97336, 512/10648, 64/1000, 8/64" || fail "1 rank levels: $(field n1.json levels)"
+hpcg 2 --json n2.json > /dev/null && [ "$(field n2.json "levels[0]['nonzeros']")" = 198904 ] && pass "2 ranks (2x1x1): 198904 nonzeros" || fail "2 ranks"
+hpcg 4 --json n4.json > /dev/null && [ "$(field n4.json "levels[0]['nonzeros']")" = 406456 ] && [ "$(field n4.json process_grid)" = 2x2x1 ] \
+  && pass "4 ranks (2x2x1): 406456 nonzeros" || fail "4 ranks"
+hpcg 1 --nx 32 --ny 32 --nz 32 --json n32.json > /dev/null && [ "$(field n32.json "levels[0]['nonzeros']")" = 830584 ] \
+  && pass "32^3 on 1 rank: 830584 nonzeros" || fail "32^3"
+
+# 2. Convergence: monotone, below 1e-20 at iteration 50, and x = 1 to 1e-12.
+[ "$(field n1.json "len(residual_history) == 51 and all(b <= a for a, b in zip(residual_history, residual_history[1:])) and residual_history[50] < 1e-20 and max_error < 1e-12")" = True ] \
+  && pass "16^3: residual falls monotonically to $(field n1.json 'residual_history[50]'), max |x-1| $(field n1.json max_error)" \
+  || fail "16^3 convergence: $(field n1.json residual_history)"
+
+# 3. The frozen reference kernels and the tuned ones give the same residuals, bit for bit; so do
+#    MPI and shared-memory halos.
+for np in 1 2 4; do
+  hpcg "$np" --kernel ref --json "ref$np.json" > /dev/null || fail "ref kernels on $np ranks"
+  hpcg "$np" --halo shm --json "shm$np.json" > /dev/null || fail "shm halo on $np ranks"
+  [ "$(field "ref$np.json" residual_history)" = "$(field "n$np.json" residual_history)" ] || fail "$np ranks: ref and tuned residuals differ"
+  [ "$(field "shm$np.json" residual_history)" = "$(field "n$np.json" residual_history)" ] || fail "$np ranks: shm and mpi residuals differ"
+  [ "$(field "shm$np.json" checksum)" = "$(field "n$np.json" checksum)" ] || fail "$np ranks: shm and mpi solutions differ"
+done
+[ "$failures" -eq 0 ] && pass "ref = tuned and shm = mpi residual histories on 1, 2 and 4 ranks"
+
+# 4. --verbose prints each scaled residual with 17 significant digits.
+hpcg 1 --verbose > verbose.txt && grep -Eq '^iteration 50 scaled residual [0-9]\.[0-9]{16}e-[0-9]+$' verbose.txt \
+  && pass "verbose residuals with 17 digits" || fail "verbose output: $(tail -3 verbose.txt)"
+
+# 5. Bad input.
+set +e; hpcg 2 --nx 15 > /dev/null 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] && grep -q "multiple of 8" err.txt && pass "odd nx: $(cat err.txt)" || fail "odd nx: rc=$rc $(cat err.txt)"
+finish
