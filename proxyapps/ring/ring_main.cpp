@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "ripple/common/error.hpp"
+#include "ripple/common/hdf5_file.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/common/provenance.hpp"
 #include "ripple/proxy/iteration_loop.hpp"
 #include "ripple/proxy/options.hpp"
 #include "ripple/proxy/report.hpp"
@@ -56,7 +58,7 @@ int peer(int rank, int d, int ranks, bool periodic) {
   return p < 0 || p >= ranks ? -1 : p;
 }
 
-int run(MPI_Comm comm, Options& o) {
+int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   const int ranks = comm_size(comm);
   const int rank = comm_rank(comm);
   std::vector<int> distances;
@@ -156,6 +158,23 @@ int run(MPI_Comm comm, Options& o) {
   long bad_total = 0;
   RIPPLE_MPI_CHECK(MPI_Allreduce(&bad_messages, &bad_total, 1, MPI_LONG, MPI_SUM, comm));
   const std::uint64_t sum = checksum.global(comm);
+  if (!o.common.output.empty()) {
+    // The global result: every rank's pi share, or every rank's array a, in rank order.
+    ParallelH5File f;
+    run_collectively(comm, [&] { f = ParallelH5File::create(comm, o.common.output); });
+    abort_on_error(comm, [&] {
+      write_attribute(f.id(), "schema", std::string("ripple-ring"));
+      write_attribute(f.id(), "schema_version", std::int64_t{1});
+      write_attribute(f.id(), "kernel", o.kernel);
+      write_provenance(f.id(), collect_provenance(comm, argc, argv));
+      const std::size_t per_rank = o.kernel == "pi" ? 1 : n;
+      H5Id ds = create_dataset(f.id(), "/result", {static_cast<hsize_t>(ranks), static_cast<hsize_t>(per_rank)});
+      write_block(f, ds.get(), {static_cast<hsize_t>(rank), 0}, {1, static_cast<hsize_t>(per_rank)},
+                  o.kernel == "pi" ? &pi_part : a.data());
+      ds.reset();
+      f.close();
+    });
+  }
   proxy::write_summary(comm, o.common.json,
                        {{"app", proxy::json_string("ring")},
                         {"ranks", std::to_string(ranks)},
@@ -199,5 +218,5 @@ int main(int argc, char** argv) {
   app.add_option("--bytes", o.bytes, "bytes per message (small: eager, large: rendezvous)")->capture_default_str();
   app.add_option("--elements", o.elements, "triad: array length per rank")->capture_default_str();
   app.add_option("--slices", o.slices, "pi: midpoint slices per rank and iteration")->capture_default_str();
-  return ripple::proxy::run_proxy_app(argc, argv, app, [&](MPI_Comm comm) { return run(comm, o); });
+  return ripple::proxy::run_proxy_app(argc, argv, app, [&](MPI_Comm comm) { return run(comm, o, argc, argv); });
 }

@@ -44,7 +44,11 @@ for r, row in enumerate(t):
     assert idle > 0.01, f"rank {r} shows no idle time after the delay (max comm {idle:.4f} s)"
 PY
 
-# 4. Bad input: one line, exit code 2, every rank.
+# 4. Halo windows placed on a NUMA node (node 0 exists everywhere).
+heat 4 --tile 32 --grid 2x2 --halo shm:all --shm-numa 0 "${common[@]}" --json numa.json > /dev/null && [ "$(checksum numa.json)" = "$want" ] \
+  && pass "--shm-numa 0 gives the same field" || fail "--shm-numa 0"
+
+# 5. Bad input: one line, exit code 2, every rank.
 bad() {
   local name=$1 pattern=$2; shift 2
   set +e; heat 4 "$@" > out.txt 2> err.txt; local rc=$?; set -e
@@ -57,5 +61,6 @@ bad() {
 bad "grid mismatch" "--grid 3x1: 3 x 1 = 3 processes, but the run has 4 ranks" --grid 3x1
 bad "tile 0" "--tile 0: extents must be positive" --tile 0
 bad "unknown halo" "--halo shm:up: use mpi, shm:ns, shm:we or shm:all" --halo shm:up
+bad "no such NUMA node" "--shm-numa 4096: no such NUMA node" --halo shm:all --shm-numa 4096
 bad "malformed delay" "--delay '3:x:0.1': expected\|is not an integer" --delay 3:x:0.1
 finish

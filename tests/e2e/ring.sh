@@ -16,6 +16,9 @@ for kernel in pi triad slowtriad; do
   done
 done
 [ "$failures" -eq 0 ] && pass "24 ring configurations verified"
+timeout 60 "$MPIEXEC" -np 3 --oversubscribe "$RING_BIN" --kernel triad --elements 100 --iterations 2 --output ring.h5 > /dev/null \
+  && h5dump -H ring.h5 > ring.txt && grep -q "DATASPACE  SIMPLE { ( 3, 100 )" ring.txt && pass "--output writes the global result" \
+  || fail "ring --output: $(cat ring.txt 2>/dev/null)"
 set +e; timeout 60 "$MPIEXEC" -np 2 --oversubscribe "$RING_BIN" --distances 0 > /dev/null 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "distances 0" err.txt && pass "bad distance rejected" || fail "bad distance: rc=$rc"
 finish
