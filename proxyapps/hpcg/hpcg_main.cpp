@@ -3,6 +3,7 @@
 // or, for neighbours on the node, shared memory.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "hpcg_problem.hpp"
@@ -52,47 +53,61 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
     if (o.kernel != "tuned" && o.kernel != "ref") throw InputError(fmt::format("--kernel {}: use tuned or ref", o.kernel));
     if (o.common.halo != "mpi" && o.common.halo != "shm")
       throw InputError(fmt::format("--halo {}: use mpi or shm", o.common.halo));
-    if (o.common.work == proxy::WorkMode::Sleep)
-      throw InputError("--work sleep: hpcg interleaves computation and communication within an iteration; use compute");
   });
   const Geometry geom = make_geometry(comm, o.nx, o.ny, o.nz);
   const auto a = generate(comm, geom, kLevels);
   const std::vector<double> b = right_hand_side(*a);
   Solver solver(comm, *a, o.kernel == "tuned", o.common.halo == "shm");
 
-  // Warm-up solves (untimed), then the timed one.
+  // Warm-up solves (untimed), then the timed one. An iteration's compute time is its time minus the
+  // time spent in halo exchanges and allreduces. In sleep mode each timed iteration's compute is
+  // padded with sleep to --compute-time at the iteration's end (computation and communication
+  // interleave within an HPCG iteration, so the phase cannot be replaced piece by piece).
   std::vector<double> x;
   std::vector<double> history;
   proxy::IterationTimes times;
-  double last = 0, comm_before = 0;
+  std::vector<double> warm;
+  double compute_time = o.common.compute_time;
+  double last = 0, comm_before = 0, start = 0;
   const auto comm_seconds = [&] { return solver.times().halo + solver.times().allreduce; };
-  RIPPLE_MPI_CHECK(MPI_Barrier(comm));
-  double start = MPI_Wtime();
+  const auto close_iteration = [&](bool timed) {
+    double now = MPI_Wtime();
+    const double c = comm_seconds() - comm_before;
+    double compute = now - last - c;
+    if (!timed) {
+      warm.push_back(compute);
+    } else {
+      if (o.common.work == proxy::WorkMode::Sleep) {
+        proxy::spend(proxy::WorkMode::Sleep, compute_time - compute);
+        now = MPI_Wtime();
+        compute = now - last - c;
+      }
+      times.compute.push_back(compute);
+      times.comm.push_back(c);
+      times.end.push_back(now - start);
+    }
+    last = now;
+    comm_before = comm_seconds();
+  };
   for (int solve = -o.common.warmup; solve <= 0; ++solve) {
     x.assign(static_cast<std::size_t>(a->columns), 0.0);
-    if (solve == 0) {
-      RIPPLE_MPI_CHECK(MPI_Barrier(comm));
-      start = last = MPI_Wtime();
-      comm_before = comm_seconds();
+    if (solve == 0 && o.common.work == proxy::WorkMode::Sleep && compute_time == 0) {
+      std::sort(warm.begin(), warm.end());
+      compute_time = warm[warm.size() / 2];
+      RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &compute_time, 1, MPI_DOUBLE, MPI_MAX, comm));
     }
+    RIPPLE_MPI_CHECK(MPI_Barrier(comm));
+    start = last = MPI_Wtime();
+    comm_before = comm_seconds();
     history = solver.cg(b, x, o.common.iterations, [&](int k) {
+      if (k > 1) close_iteration(solve == 0);
       if (solve < 0) return;
-      if (k > 1) {  // close the previous iteration's timings
-        const double now = MPI_Wtime(), c = comm_seconds();
-        times.comm.push_back(c - comm_before);
-        times.compute.push_back(now - last - (c - comm_before));
-        times.end.push_back(now - start);
-        last = now;
-        comm_before = c;
-      }
       MPI_Pcontrol(kPcontrolIteration, k - 1);
-      proxy::spend(proxy::WorkMode::Compute, proxy::injected_seconds(o.common, rank, k - 1));
+      proxy::spend(o.common.work, proxy::injected_seconds(o.common, rank, k - 1));
     });
+    close_iteration(solve == 0);
   }
-  const double now = MPI_Wtime(), c = comm_seconds();
-  times.comm.push_back(c - comm_before);
-  times.compute.push_back(now - last - (c - comm_before));
-  times.end.push_back(now - start);
+  const double now = MPI_Wtime();
   double seconds = now - start;
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
 
@@ -144,6 +159,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
        {"halo", proxy::json_string(o.common.halo)},
        {"levels", "[" + levels + "]"},
        {"iterations", std::to_string(iterations)},
+       {"work", proxy::json_string(o.common.work_spec)},
+       {"compute_time", proxy::json_number(compute_time)},
        {"warmup", std::to_string(o.common.warmup)},
        {"seconds", proxy::json_number(seconds)},
        {"gflops", proxy::json_number(gflops)},

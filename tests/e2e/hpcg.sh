@@ -36,7 +36,19 @@ done
 hpcg 1 --verbose > verbose.txt && grep -Eq '^iteration 50 scaled residual [0-9]\.[0-9]{16}e-[0-9]+$' verbose.txt \
   && pass "verbose residuals with 17 digits" || fail "verbose output: $(tail -3 verbose.txt)"
 
-# 5. Bad input.
+# 5. Sleep mode: every timed iteration's compute phase is padded to --compute-time, and a delay shows.
+timeout 300 "$MPIEXEC" -np 4 --oversubscribe "$HPCG_BIN" --warmup 1 --work sleep --compute-time 0.003 --delay 1:20:0.02 --json sleep.json > /dev/null || fail "sleep mode run"
+/usr/bin/python3 - sleep.json <<'PY' && pass "sleep mode: compute phases 0.003 s, rank 1 iteration 20 0.02 s longer" || fail "sleep mode timings"
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+assert d["verification"] is True and len(d["residual_history"]) == 51
+c1 = d["timings"][1]["compute"]
+med = statistics.median(c1)
+assert abs(med - 0.003) < 0.002, med
+assert abs(c1[20] - med - 0.02) < 0.006, c1[20] - med
+PY
+
+# 6. Bad input.
 set +e; hpcg 2 --nx 15 > /dev/null 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] && grep -q "multiple of 8" err.txt && pass "odd nx: $(cat err.txt)" || fail "odd nx: rc=$rc $(cat err.txt)"
 finish
