@@ -5,6 +5,7 @@
 
 #include "ripple/common/provenance.hpp"
 #include "ripple/model/mpi/sim_command.hpp"
+#include "ripple/trace/trace_command.hpp"
 
 namespace {
 
@@ -16,6 +17,7 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"sim", "solve the Physical Oscillator Model (MPI-parallel)", &ripple::model::sim_main},
+    {"trace", "run an MPI program under the PMPI tracer; `trace info FILE` summarises a trace", &ripple::trace::trace_main},
 };
 
 void usage(std::FILE* out) {

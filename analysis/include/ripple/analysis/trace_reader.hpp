@@ -1,0 +1,32 @@
+#pragma once
+// Reads a trace written by libripple-trace (schema ripple-trace, docs/trace-format.md), checking the
+// schema, its version, the shapes and the field types before reading anything.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ripple/trace/event.hpp"
+
+namespace ripple::analysis {
+
+class TraceReader {
+public:
+  // Throws ripple::InputError for a missing, foreign, corrupted or truncated file.
+  explicit TraceReader(const std::string& path);
+  [[nodiscard]] int ranks() const { return static_cast<int>(count_.size()); }
+  [[nodiscard]] const std::vector<std::int64_t>& rank_offsets() const { return offset_; }
+  [[nodiscard]] const std::vector<std::int64_t>& rank_counts() const { return count_; }
+  [[nodiscard]] const std::vector<std::int64_t>& rank_lost() const { return lost_; }
+  [[nodiscard]] const std::vector<trace::Event>& events() const { return events_; }
+  [[nodiscard]] const std::vector<std::string>& call_names() const { return call_names_; }
+  [[nodiscard]] const std::string& sources() const { return sources_; }
+  [[nodiscard]] std::string call_name(std::int32_t call) const;
+
+private:
+  std::vector<std::int64_t> offset_, count_, lost_;
+  std::vector<trace::Event> events_;
+  std::vector<std::string> call_names_;
+  std::string sources_;
+};
+
+}  // namespace ripple::analysis

@@ -1,0 +1,121 @@
+#include "ripple/analysis/trace_reader.hpp"
+
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "ripple/common/error.hpp"
+#include "ripple/common/hdf5_file.hpp"
+#include "ripple/trace/trace_schema.hpp"
+
+namespace ripple::analysis {
+namespace {
+
+std::string string_attribute(hid_t obj, const char* name, const std::string& path) {
+  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing: not a ripple trace", path, name));
+  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
+  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0)
+    throw InputError(fmt::format("{}: attribute '{}' is not a fixed-length string", path, name));
+  std::string v(H5Tget_size(type.get()), '\0');
+  RIPPLE_H5_CHECK(H5Aread(attr.get(), type.get(), v.data()));
+  while (!v.empty() && v.back() == '\0') v.pop_back();
+  return v;
+}
+
+std::int64_t int_attribute(hid_t obj, const char* name, const std::string& path) {
+  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing", path, name));
+  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
+  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
+  if (H5Tget_class(type.get()) != H5T_INTEGER) throw InputError(fmt::format("{}: attribute '{}' is not an integer", path, name));
+  std::int64_t v = 0;
+  RIPPLE_H5_CHECK(H5Aread(attr.get(), H5T_NATIVE_INT64, &v));
+  return v;
+}
+
+// A 1-D dataset's length, after checking it exists and is 1-D.
+hsize_t length_of(hid_t file, const char* name, const std::string& path) {
+  if (H5Lexists(file, "/ranks", H5P_DEFAULT) <= 0 && std::strncmp(name, "/ranks/", 7) == 0)
+    throw InputError(fmt::format("{}: group /ranks is missing", path));
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) throw InputError(fmt::format("{}: dataset {} is missing", path, name));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT)));
+  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  if (H5Sget_simple_extent_ndims(space.get()) != 1) throw InputError(fmt::format("{}: dataset {} is not 1-D", path, name));
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
+  return n;
+}
+
+std::vector<std::int64_t> read_int64(hid_t file, const char* name, hsize_t expected, const std::string& path) {
+  if (length_of(file, name, path) != expected) throw InputError(fmt::format("{}: dataset {} has the wrong length", path, name));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT)));
+  H5Id type(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  if (H5Tget_class(type.get()) != H5T_INTEGER) throw InputError(fmt::format("{}: dataset {} is not integer", path, name));
+  std::vector<std::int64_t> v(expected);
+  if (expected > 0 && H5Dread(ds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
+  return v;
+}
+
+}  // namespace
+
+TraceReader::TraceReader(const std::string& path) {
+  namespace sc = trace::schema;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw InputError(fmt::format("{}: not an HDF5 file (missing, truncated or corrupted)", path));
+  H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path));
+  if (string_attribute(file.get(), "schema", path) != sc::kSchema)
+    throw InputError(fmt::format("{}: not a {} file", path, sc::kSchema));
+  const std::int64_t version = int_attribute(file.get(), "schema_version", path);
+  if (version != sc::kVersion)
+    throw InputError(fmt::format("{}: schema_version {} but this reader knows {}", path, version, sc::kVersion));
+  sources_ = string_attribute(file.get(), sc::kSourcesAttr, path);
+  std::stringstream names(string_attribute(file.get(), "call_names", path));
+  for (std::string line; std::getline(names, line);) call_names_.push_back(line);
+
+  const hsize_t ranks = length_of(file.get(), sc::kRankCount, path);
+  if (ranks == 0) throw InputError(fmt::format("{}: the trace has no ranks", path));
+  count_ = read_int64(file.get(), sc::kRankCount, ranks, path);
+  offset_ = read_int64(file.get(), sc::kRankOffset, ranks, path);
+  lost_ = read_int64(file.get(), sc::kRankLost, ranks, path);
+  const hsize_t n = length_of(file.get(), sc::kEvents, path);
+  std::int64_t expect = 0;
+  for (hsize_t r = 0; r < ranks; ++r) {
+    if (count_[r] < 0 || offset_[r] != expect) throw InputError(fmt::format("{}: /ranks/offset and /ranks/count disagree", path));
+    expect += count_[r];
+  }
+  if (static_cast<hsize_t>(expect) != n)
+    throw InputError(fmt::format("{}: /events holds {} events, /ranks/count says {}", path, n, expect));
+
+  // Read into our own memory layout by field name: a file with a missing field is rejected.
+  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), sc::kEvents, H5P_DEFAULT)));
+  H5Id ftype(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: /events is not a table", path));
+  H5Id mtype(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(trace::Event))));
+  for (const auto& f : sc::kFields) {
+    if (H5Tget_member_index(ftype.get(), f.name) < 0)
+      throw InputError(fmt::format("{}: /events lacks the field '{}'", path, f.name));
+    const hid_t t = f.type == sc::Field::F64   ? H5T_NATIVE_DOUBLE
+                    : f.type == sc::Field::I64 ? H5T_NATIVE_INT64
+                    : f.type == sc::Field::U64 ? H5T_NATIVE_UINT64
+                                               : H5T_NATIVE_INT32;
+    RIPPLE_H5_CHECK(H5Tinsert(mtype.get(), f.name, f.offset, t));
+  }
+  events_.resize(n);
+  if (n > 0 && H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, events_.data()) < 0)
+    throw InputError(fmt::format("{}: cannot read /events (truncated or corrupted file?)", path));
+  for (const auto& e : events_)
+    if (e.rank < 0 || static_cast<hsize_t>(e.rank) >= ranks)
+      throw InputError(fmt::format("{}: an event names rank {} of {}", path, e.rank, ranks));
+}
+
+std::string TraceReader::call_name(std::int32_t call) const {
+  return call >= 0 && static_cast<std::size_t>(call) < call_names_.size() ? call_names_[static_cast<std::size_t>(call)]
+                                                                          : "unknown";
+}
+
+}  // namespace ripple::analysis

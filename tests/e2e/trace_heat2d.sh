@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The tracer on heat2d, 4 ranks (2x2), 50 iterations: exact call counts per rank, every send matched
+# by a receive with the same bytes and tag, enter <= exit, monotone timestamps; `trace info`; bad input.
+source "$(dirname "$0")/lib.sh"
+: "${HEAT2D_BIN:?}"
+timeout 300 "$MPIEXEC" -np 4 --oversubscribe "$RIPPLE_BIN" trace -o heat.h5 -- "$HEAT2D_BIN" --tile 32 --grid 2x2 --iterations 50 --warmup 0 \
+  > run.txt 2>&1 || fail "traced heat2d: $(cat run.txt)"
+/usr/bin/python3 - heat.h5 <<'PY' && pass "heat2d trace: counts, matching sends and receives, ordered timestamps" || fail "heat2d trace checks"
+import sys
+from collections import Counter
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+off, cnt = f["/ranks/offset"][:], f["/ranks/count"][:]
+assert len(off) == 4 and sum(f["/ranks/lost"][:]) == 0
+sends, recvs = Counter(), Counter()
+for rank in range(4):
+    e = ev[off[rank]:off[rank] + cnt[rank]]
+    calls = Counter(names[c] for c in e["call"])
+    # On a 2x2 grid every rank has two neighbours; 50 iterations plus the exchange before the first.
+    assert calls["MPI_Isend"] == 2 * 51 and calls["MPI_Irecv"] == 2 * 51, (rank, calls)
+    assert calls["MPI_Waitall"] == 51 and calls["MPI_Pcontrol"] == 50, (rank, calls)
+    assert (e["t_enter"] <= e["t_exit"]).all(), rank
+    assert (e["t_enter"][1:] >= e["t_enter"][:-1]).all(), f"rank {rank}: enter times not monotone"
+    assert sorted(set(e[e["call"] == names.index("MPI_Pcontrol")]["iteration"])) == list(range(50))
+    for x in e:
+        name = names[x["call"]]
+        if name == "MPI_Isend":
+            sends[(rank, int(x["peer"]), int(x["tag"]), int(x["bytes"]))] += 1
+            assert x["same_node"] == 1 and x["buffer"] != 0 and x["request"] >= 0
+        elif name == "MPI_Irecv":
+            recvs[(int(x["peer"]), rank, int(x["tag"]), int(x["bytes"]))] += 1
+assert sends == recvs, (sends - recvs, recvs - sends)
+PY
+"$RIPPLE_BIN" trace info heat.h5 --json > info.json && /usr/bin/python3 - info.json <<'PY' && pass "trace info --json" || fail "trace info --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ranks"] == 4 and d["lost_events"] == 0
+for r in d["per_rank"]:
+    assert r["iterations"] == 50 and r["calls"]["MPI_Isend"]["count"] == 102 and r["calls"]["MPI_Isend"]["bytes"] == 102 * 32 * 8
+PY
+"$RIPPLE_BIN" trace info heat.h5 | grep -q "MPI_Waitall" && pass "trace info table" || fail "trace info table"
+
+# Bad input: clear message, non-zero exit, no crash.
+set +e
+"$RIPPLE_BIN" trace --bogus -- true > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 2 ] && pass "unknown option exits 2" || fail "unknown option rc=$rc"
+"$RIPPLE_BIN" trace -o /nonexistent/dir/t.h5 -- true 2> err.txt; rc=$?
+[ "$rc" -eq 2 ] && grep -q "does not exist" err.txt && pass "unwritable output: $(cat err.txt)" || fail "unwritable output rc=$rc $(cat err.txt)"
+head -c 3000 heat.h5 > truncated.h5; "$RIPPLE_BIN" trace info truncated.h5 2> err.txt; rc=$?
+[ "$rc" -eq 2 ] && grep -q "truncated.h5" err.txt && pass "truncated file: $(cat err.txt)" || fail "truncated file rc=$rc $(cat err.txt)"
+printf 'not hdf5' > junk.h5; "$RIPPLE_BIN" trace info junk.h5 2> err.txt; rc=$?
+[ "$rc" -eq 2 ] && pass "junk file: $(cat err.txt)" || fail "junk file rc=$rc"
+/usr/bin/python3 -c "import h5py; f = h5py.File('foreign.h5', 'w'); f.attrs['schema'] = 'ripple-sim'; f.attrs['schema_version'] = 1"
+"$RIPPLE_BIN" trace info foreign.h5 2> err.txt; rc=$?
+[ "$rc" -eq 2 ] && grep -q "foreign.h5" err.txt && pass "foreign file: $(cat err.txt)" || fail "foreign file rc=$rc $(cat err.txt)"
+set -e
+finish

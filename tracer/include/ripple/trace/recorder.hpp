@@ -1,0 +1,49 @@
+#pragma once
+// The recorder behind the PMPI wrappers. Hot path (Scope): no allocation, no locks when MPI runs
+// single-threaded, no stdio: events go into a preallocated buffer, which is appended to a per-rank
+// spool file with write(2) when it is full or older than the flush interval, so a crashed run leaves
+// everything up to the last flush on disk. MPI_Finalize merges all ranks' events into one HDF5 file,
+// written collectively (docs/trace-format.md).
+#include <mpi.h>
+
+#include "ripple/trace/event.hpp"
+
+namespace ripple::trace {
+
+// After PMPI_Init*: sets up the recorder (environment: RIPPLE_TRACE_OUTPUT, RIPPLE_TRACE_BUFFER_MIB,
+// RIPPLE_TRACE_FLUSH_SECONDS) and records the init call.
+void start(Call init_call);
+// Before PMPI_Finalize: flushes, writes the HDF5 file collectively, removes the spool.
+void stop();
+// In MPI_Abort: flush what is buffered so that `ripple trace recover` finds it.
+void abort_flush();
+// MPI_Pcontrol(kPcontrolIteration, i) sets the iteration recorded with the following events.
+void set_iteration(int iteration);
+
+// Communicators: new ones get an id and their world ranks; freed ones are forgotten.
+void register_comm(MPI_Comm comm);
+void forget_comm(MPI_Comm comm);
+
+// Records one call: enter time at construction, exit time and commit at destruction. Nested MPI
+// calls made by MPI itself (or by the recorder) are not recorded.
+class Scope {
+public:
+  // `call_site` is the wrapper's return address: where the application called MPI.
+  Scope(Call call, const void* call_site);
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+  ~Scope();
+  [[nodiscard]] bool recording() const { return recording_; }
+  void buffer(const void* buf, int count, MPI_Datatype type);
+  void count(int n);
+  void comm(MPI_Comm c);
+  void peer(int rank, MPI_Comm c);
+  void tag(int t);
+  void request(const MPI_Request* r);
+
+private:
+  Event event_;
+  bool recording_ = false;
+};
+
+}  // namespace ripple::trace

@@ -1,0 +1,34 @@
+#pragma once
+// Names in the HDF5 trace files (docs/trace-format.md). Readers check schema_version.
+#include <cstddef>
+
+#include "ripple/trace/event.hpp"
+
+namespace ripple::trace::schema {
+inline constexpr const char* kSchema = "ripple-trace";
+inline constexpr long kVersion = 1;
+inline constexpr const char* kEvents = "/events";
+inline constexpr const char* kRankOffset = "/ranks/offset";  // first event of each rank in /events
+inline constexpr const char* kRankCount = "/ranks/count";
+inline constexpr const char* kRankLost = "/ranks/lost";   // events lost (spool write failures)
+inline constexpr const char* kCallNames = "/call_names";  // Event::call indexes this list
+inline constexpr const char* kSourcesAttr = "sources";    // which sources ran, and why others did not
+inline constexpr const char* kClockAttr = "clock";
+
+// The /events compound type: every Event field under its own name.
+struct Field {
+  const char* name;
+  std::size_t offset;
+  enum Type { F64, I64, U64, I32 } type;
+};
+inline constexpr Field kFields[] = {
+    {"t_enter", offsetof(Event, t_enter), Field::F64},     {"t_exit", offsetof(Event, t_exit), Field::F64},
+    {"buffer", offsetof(Event, buffer), Field::U64},       {"bytes", offsetof(Event, bytes), Field::I64},
+    {"extent", offsetof(Event, extent), Field::I64},       {"request", offsetof(Event, request), Field::I64},
+    {"call_site", offsetof(Event, call_site), Field::U64}, {"call", offsetof(Event, call), Field::I32},
+    {"peer", offsetof(Event, peer), Field::I32},           {"tag", offsetof(Event, tag), Field::I32},
+    {"comm", offsetof(Event, comm), Field::I32},           {"iteration", offsetof(Event, iteration), Field::I32},
+    {"count", offsetof(Event, count), Field::I32},         {"same_node", offsetof(Event, same_node), Field::I32},
+    {"rank", offsetof(Event, rank), Field::I32},
+};
+}  // namespace ripple::trace::schema

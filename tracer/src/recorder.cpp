@@ -1,0 +1,258 @@
+#include "ripple/trace/recorder.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "recorder_state.hpp"
+
+namespace ripple::trace {
+using detail::CommEntry;
+using detail::SpoolHeader;
+using detail::State;
+}  // namespace ripple::trace
+#include "ripple/common/pcontrol.hpp"
+
+namespace ripple::trace {
+
+namespace detail {
+State* g_state = nullptr;
+}  // namespace detail
+
+namespace {
+
+using detail::g_state;
+thread_local int t_depth = 0;  // > 0 inside a recorded call: MPI's own MPI calls are not recorded
+
+double now() { return PMPI_Wtime() - g_state->t0; }
+
+// Appends the buffer to the spool with write(2); on failure the events count as lost.
+void flush_locked() {
+  State& s = *g_state;
+  const char* p = reinterpret_cast<const char*>(s.buffer.data());
+  std::size_t left = s.used * sizeof(Event);
+  while (left > 0 && s.spool_fd >= 0) {
+    const ssize_t n = ::write(s.spool_fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (left > 0) {
+    s.lost += static_cast<std::int64_t>(left / sizeof(Event));
+    s.spool_failed = true;
+  }
+  s.spooled += static_cast<std::int64_t>(s.used) - static_cast<std::int64_t>(left / sizeof(Event));
+  s.used = 0;
+  s.last_flush = now();
+}
+
+void commit(const Event& e) {
+  State& s = *g_state;
+  if (s.threaded)
+    while (s.lock.test_and_set(std::memory_order_acquire)) {
+    }
+  if (s.used == s.buffer.size()) flush_locked();
+  s.buffer[s.used++] = e;
+  if (e.t_exit - s.last_flush > s.flush_seconds) flush_locked();
+  if (s.threaded) s.lock.clear(std::memory_order_release);
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+}  // namespace
+
+void start(Call init_call) {
+  if (g_state != nullptr) return;
+  auto* s = new State;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &s->ranks);
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  s->threaded = provided == MPI_THREAD_MULTIPLE;
+  s->output = env_or("RIPPLE_TRACE_OUTPUT", "ripple-trace.h5");
+  const double mib = std::atof(env_or("RIPPLE_TRACE_BUFFER_MIB", "64").c_str());
+  s->flush_seconds = std::atof(env_or("RIPPLE_TRACE_FLUSH_SECONDS", "1").c_str());
+  s->buffer.resize(std::max<std::size_t>(1024, static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event))));
+
+  // Which world ranks share this node.
+  MPI_Comm node = MPI_COMM_NULL;
+  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
+  MPI_Group world_group, node_group;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  PMPI_Comm_group(node, &node_group);
+  std::vector<int> ranks(static_cast<std::size_t>(s->ranks)), in_node(static_cast<std::size_t>(s->ranks));
+  for (int r = 0; r < s->ranks; ++r) ranks[static_cast<std::size_t>(r)] = r;
+  PMPI_Group_translate_ranks(world_group, s->ranks, ranks.data(), node_group, in_node.data());
+  s->on_node.resize(static_cast<std::size_t>(s->ranks));
+  for (int r = 0; r < s->ranks; ++r)
+    s->on_node[static_cast<std::size_t>(r)] = in_node[static_cast<std::size_t>(r)] != MPI_UNDEFINED;
+  PMPI_Group_free(&world_group);
+  PMPI_Group_free(&node_group);
+  PMPI_Comm_free(&node);
+
+  s->comms.push_back({MPI_COMM_WORLD, 0, {}});  // identity mapping
+  g_state = s;
+
+  // The spool: one file per rank in <output>.spool/, with a header, then raw events.
+  s->spool_dir = s->output + ".spool";
+  if (s->rank == 0) ::mkdir(s->spool_dir.c_str(), 0755);
+  PMPI_Barrier(MPI_COMM_WORLD);
+  char name[64];
+  std::snprintf(name, sizeof name, "/rank-%06d.bin", s->rank);
+  s->spool_path = s->spool_dir + name;
+  s->spool_fd = ::open(s->spool_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int ok = s->spool_fd >= 0 ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (ok == 0) {
+    if (s->rank == 0)
+      std::fprintf(stderr, "ripple trace: cannot write the spool in '%s' (%s): the run goes on untraced\n", s->spool_dir.c_str(),
+                   std::strerror(errno));
+    if (s->spool_fd >= 0) ::close(s->spool_fd);
+    s->spool_fd = -1;
+    return;  // not active
+  }
+  SpoolHeader header;
+  header.rank = s->rank;
+  header.ranks = s->ranks;
+  if (::write(s->spool_fd, &header, sizeof header) != static_cast<ssize_t>(sizeof header)) s->spool_failed = true;
+
+  // The tracer clock: MPI_Wtime less this rank's reading just after a barrier (see trace-format.md).
+  PMPI_Barrier(MPI_COMM_WORLD);
+  s->t0 = PMPI_Wtime();
+  s->last_flush = 0;
+  s->active = true;
+  Event e;
+  e.call = static_cast<std::int32_t>(init_call);
+  e.rank = s->rank;
+  commit(e);
+}
+
+void abort_flush() {
+  if (g_state == nullptr || !g_state->active) return;
+  flush_locked();
+}
+
+void set_iteration(int iteration) {
+  if (g_state != nullptr) g_state->iteration.store(iteration, std::memory_order_relaxed);
+}
+
+void register_comm(MPI_Comm comm) {
+  if (g_state == nullptr || comm == MPI_COMM_NULL) return;
+  State& s = *g_state;
+  CommEntry entry{comm, s.next_comm_id++, {}};
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  MPI_Group group, world;
+  PMPI_Comm_group(comm, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> local(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) local[static_cast<std::size_t>(r)] = r;
+  entry.world.resize(static_cast<std::size_t>(size));
+  PMPI_Group_translate_ranks(group, size, local.data(), world, entry.world.data());
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  s.comms.push_back(std::move(entry));
+}
+
+void forget_comm(MPI_Comm comm) {
+  if (g_state == nullptr) return;
+  auto& comms = g_state->comms;
+  for (std::size_t k = 1; k < comms.size(); ++k)
+    if (comms[k].comm == comm) {
+      comms.erase(comms.begin() + static_cast<std::ptrdiff_t>(k));
+      return;
+    }
+}
+
+namespace detail {
+const CommEntry* find_comm(MPI_Comm comm) {
+  for (const CommEntry& c : g_state->comms)
+    if (c.comm == comm) return &c;
+  register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare)
+  return &g_state->comms.back();
+}
+}  // namespace detail
+
+Scope::Scope(Call call, const void* call_site) {
+  if (t_depth++ > 0 || g_state == nullptr || !g_state->active) return;
+  recording_ = true;
+  event_.call = static_cast<std::int32_t>(call);
+  event_.rank = g_state->rank;
+  event_.iteration = g_state->iteration.load(std::memory_order_relaxed);
+  event_.call_site = reinterpret_cast<std::uint64_t>(call_site);
+  event_.t_enter = now();
+}
+
+Scope::~Scope() {
+  --t_depth;
+  if (!recording_ || g_state == nullptr || !g_state->active) return;
+  event_.t_exit = now();
+  commit(event_);
+}
+
+void Scope::buffer(const void* buf, int count, MPI_Datatype type) {
+  event_.count = count;
+  if (buf == MPI_IN_PLACE || type == MPI_DATATYPE_NULL) return;
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  event_.buffer = reinterpret_cast<std::uint64_t>(buf);
+  event_.bytes = static_cast<std::int64_t>(count) * size;
+  event_.extent = static_cast<std::int64_t>(count) * extent;
+}
+
+void Scope::count(int n) { event_.count = n; }
+
+void Scope::comm(MPI_Comm c) { event_.comm = c == MPI_COMM_NULL ? -1 : detail::find_comm(c)->id; }
+
+void Scope::peer(int rank, MPI_Comm c) {
+  if (rank == MPI_ANY_SOURCE) {
+    event_.peer = -2;
+    return;
+  }
+  if (rank == MPI_PROC_NULL || rank < 0) {
+    event_.peer = -3;
+    return;
+  }
+  const CommEntry* entry = detail::find_comm(c);
+  const int world = entry->world.empty() ? rank : entry->world[static_cast<std::size_t>(rank)];
+  event_.peer = world;
+  event_.same_node = world >= 0 && world < g_state->ranks && g_state->on_node[static_cast<std::size_t>(world)] ? 1 : 0;
+}
+
+void Scope::tag(int t) { event_.tag = t; }
+
+void Scope::request(const MPI_Request* r) {
+  if (r != nullptr) event_.request = g_state->next_request++;
+}
+
+}  // namespace ripple::trace
+
+// MPI_Pcontrol takes variable arguments, so it is written by hand: level kPcontrolIteration carries
+// the iteration that starts now (proxyapps; docs/trace-format.md).
+extern "C" int MPI_Pcontrol(const int level, ...) {
+  if (level == ripple::kPcontrolIteration) {
+    va_list args;
+    va_start(args, level);
+    ripple::trace::set_iteration(va_arg(args, int));
+    va_end(args);
+  }
+  ripple::trace::Scope scope(ripple::trace::Call::MPI_Pcontrol, __builtin_return_address(0));
+  if (scope.recording()) scope.tag(level);
+  return PMPI_Pcontrol(level);
+}

@@ -1,0 +1,52 @@
+#pragma once
+// The recorder's process-wide state, shared by recorder.cpp and the writer.
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ripple/trace/event.hpp"
+
+namespace ripple::trace::detail {
+
+struct CommEntry {
+  MPI_Comm comm;
+  int id;
+  std::vector<int> world;  // world rank of each rank of comm; empty: the identity (MPI_COMM_WORLD)
+};
+
+// Header of a per-rank spool file; events follow.
+struct SpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
+  std::int32_t version = 1;
+  std::int32_t event_size = sizeof(Event);
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
+};
+
+struct State {
+  bool active = false;
+  bool threaded = false;
+  int rank = 0, ranks = 1;
+  std::string output, spool_dir, spool_path;
+  int spool_fd = -1;
+  bool spool_failed = false;
+  std::vector<Event> buffer;
+  std::size_t used = 0;
+  std::int64_t spooled = 0;  // events written to the spool
+  std::int64_t lost = 0;
+  double t0 = 0, last_flush = 0, flush_seconds = 1;
+  std::atomic<int> iteration{-1};
+  std::vector<CommEntry> comms;
+  int next_comm_id = 1;
+  std::vector<char> on_node;  // per world rank
+  std::int64_t next_request = 0;
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;
+};
+
+extern State* g_state;
+const CommEntry* find_comm(MPI_Comm comm);
+
+}  // namespace ripple::trace::detail

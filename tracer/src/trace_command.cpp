@@ -1,0 +1,156 @@
+#include "ripple/trace/trace_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ripple/analysis/trace_reader.hpp"
+#include "ripple/common/error.hpp"
+
+namespace ripple::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+// libripple-trace.so: $RIPPLE_TRACE_LIBRARY, else next to an installed ripple (../lib), else the
+// build tree's.
+std::string library_path() {
+  if (const char* env = std::getenv("RIPPLE_TRACE_LIBRARY")) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "lib" / "libripple-trace.so";
+    if (fs::exists(installed)) return installed.string();
+  }
+  return RIPPLE_TRACE_BUILD_LIBRARY;
+}
+
+int launch(const std::string& output, double buffer_mib, double flush_seconds, const std::vector<std::string>& command) {
+  if (command.empty()) throw InputError("ripple trace: name the program to run after --, e.g. ripple trace -- ./app args");
+  const std::string lib = library_path();
+  if (!fs::exists(lib))
+    throw InputError(fmt::format("ripple trace: tracer library '{}' not found: set RIPPLE_TRACE_LIBRARY", lib));
+  const fs::path out = fs::absolute(output);
+  if (!fs::is_directory(out.parent_path()))
+    throw InputError(fmt::format("ripple trace: output directory '{}' does not exist", out.parent_path().string()));
+  if (::access(out.parent_path().c_str(), W_OK) != 0)
+    throw InputError(fmt::format("ripple trace: output directory '{}' is not writable", out.parent_path().string()));
+  std::string preload = lib;
+  if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') preload += std::string(":") + old;
+  ::setenv("LD_PRELOAD", preload.c_str(), 1);
+  ::setenv("RIPPLE_TRACE_OUTPUT", out.c_str(), 1);
+  ::setenv("RIPPLE_TRACE_BUFFER_MIB", fmt::format("{}", buffer_mib).c_str(), 1);
+  ::setenv("RIPPLE_TRACE_FLUSH_SECONDS", fmt::format("{}", flush_seconds).c_str(), 1);
+  std::vector<char*> argv;
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  throw InputError(fmt::format("ripple trace: cannot run '{}': {}", command[0], std::strerror(errno)));
+}
+
+struct CallStats {
+  std::int64_t count = 0;
+  double seconds = 0;
+  std::int64_t bytes = 0;
+};
+
+int info(const std::string& path, bool json) {
+  const analysis::TraceReader t(path);
+  std::vector<std::map<std::string, CallStats>> per_rank(static_cast<std::size_t>(t.ranks()));
+  std::map<std::string, CallStats> total;
+  std::vector<std::set<int>> iterations(static_cast<std::size_t>(t.ranks()));
+  double first = 1e300, last = -1e300;
+  for (const auto& e : t.events()) {
+    const std::string name = t.call_name(e.call);
+    for (auto* s : {&per_rank[static_cast<std::size_t>(e.rank)][name], &total[name]}) {
+      ++s->count;
+      s->seconds += e.t_exit - e.t_enter;
+      s->bytes += e.bytes;
+    }
+    if (name == "MPI_Pcontrol" && e.iteration >= 0) iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
+    first = std::min(first, e.t_enter);
+    last = std::max(last, e.t_exit);
+  }
+  std::int64_t lost = 0;
+  for (const auto l : t.rank_lost()) lost += l;
+  if (json) {
+    std::string out = fmt::format(
+        "{{\"file\": \"{}\", \"ranks\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {:.9g}, \"sources\": {}, "
+        "\"per_rank\": [",
+        path, t.ranks(), t.events().size(), lost, t.events().empty() ? 0.0 : last - first, t.sources());
+    for (int r = 0; r < t.ranks(); ++r) {
+      out += fmt::format("{}{{\"rank\": {}, \"iterations\": {}, \"calls\": {{", r ? ", " : "", r,
+                         iterations[static_cast<std::size_t>(r)].size());
+      bool firstcall = true;
+      for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)]) {
+        out += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {:.9g}, \"bytes\": {}}}", firstcall ? "" : ", ", name, s.count,
+                           s.seconds, s.bytes);
+        firstcall = false;
+      }
+      out += "}}";
+    }
+    out += "]}";
+    std::puts(out.c_str());
+    return 0;
+  }
+  std::printf("%s: %d ranks, %zu events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.events().size(),
+              static_cast<long long>(lost), t.events().empty() ? 0.0 : last - first, t.sources().c_str());
+  std::printf("%-28s %12s %14s %16s\n", "call (all ranks)", "count", "time [s]", "bytes");
+  for (const auto& [name, s] : total)
+    std::printf("%-28s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
+                static_cast<long long>(s.bytes));
+  for (int r = 0; r < t.ranks(); ++r) {
+    std::printf("\nrank %d: %zu iterations seen\n", r, iterations[static_cast<std::size_t>(r)].size());
+    for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)])
+      std::printf("  %-26s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
+                  static_cast<long long>(s.bytes));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int trace_main(int argc, char** argv) {
+  CLI::App app{
+      "Trace an MPI program: ripple trace [options] -- ./app args   (under mpirun or srun, once per rank)\n"
+      "or summarise a trace: ripple trace info FILE [--json]",
+      "ripple trace"};
+  std::string output = "ripple-trace.h5";
+  double buffer_mib = 64, flush_seconds = 1;
+  std::vector<std::string> command;
+  app.add_option("-o,--output", output, "the HDF5 trace file (one per run)")->capture_default_str();
+  app.add_option("--buffer-mib", buffer_mib, "in-memory event buffer per rank before it is spooled to disk")
+      ->capture_default_str();
+  app.add_option("--flush-seconds", flush_seconds, "spool at least this often (what a crash can lose)")->capture_default_str();
+  app.add_option("command", command, "the program and its arguments, after --");
+  auto* info_cmd = app.add_subcommand("info", "summarise a trace file");
+  std::string info_file;
+  bool json = false;
+  info_cmd->add_option("file", info_file, "trace file")->required();
+  info_cmd->add_flag("--json", json, "machine-readable output");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    if (*info_cmd) return info(info_file, json);
+    if (buffer_mib <= 0 || flush_seconds <= 0)
+      throw InputError("ripple trace: --buffer-mib and --flush-seconds must be positive");
+    return launch(output, buffer_mib, flush_seconds, command);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ripple: error: %s\n", e.what());
+    return e.exit_code();
+  }
+}
+
+}  // namespace ripple::trace

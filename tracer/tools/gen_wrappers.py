@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Generates the PMPI wrappers of libripple-trace from mpi_functions.txt.
+
+usage: gen_wrappers.py mpi_functions.txt OUT_DIR
+Writes OUT_DIR/call_list.inc (one RIPPLE_CALL(name) per function, for the call-id enum and names)
+and OUT_DIR/wrappers.cpp. Each wrapper only does: re-entry guard and enter timestamp (Scope), the
+PMPI call, then records the arguments its roles name (the Scope commits the event on return).
+"""
+import re
+import sys
+
+PROTO = re.compile(r"^\s*int\s+(MPI_\w+)\s*\((.*)\)\s*$")
+
+
+def parse(path):
+    functions = []
+    for lineno, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split(";")]
+        if len(parts) != 3:
+            sys.exit(f"{path}:{lineno}: expected 'prototype ; kind ; roles'")
+        m = PROTO.match(parts[0])
+        if not m:
+            sys.exit(f"{path}:{lineno}: cannot parse prototype '{parts[0]}'")
+        name, params = m.group(1), m.group(2).strip()
+        args = []
+        if params != "void":
+            for p in params.split(","):
+                p = p.strip()
+                pm = re.match(r"^(.*?)(\w+)(\[\])?$", p)
+                if not pm:
+                    sys.exit(f"{path}:{lineno}: cannot parse parameter '{p}'")
+                args.append(pm.group(2))
+        roles = dict(r.split("=") for r in parts[2].split()) if parts[2] else {}
+        for role, arg in roles.items():
+            if arg not in args:
+                sys.exit(f"{path}:{lineno}: role {role}={arg} names no parameter of {name}")
+        functions.append({"name": name, "params": params, "args": args, "kind": parts[1], "roles": roles})
+    return functions
+
+
+def wrapper(f):
+    name, args, roles, kind = f["name"], ", ".join(f["args"]), f["roles"], f["kind"]
+    call = f"P{name}({args})"
+    body = []
+    if kind == "init":
+        body.append(f"  const int rc = {call};")
+        body.append(f"  ripple::trace::start(ripple::trace::Call::{name});")
+        body.append("  return rc;")
+    elif kind == "finalize":
+        body.append(f"  ripple::trace::stop();")
+        body.append(f"  return {call};")
+    else:
+        body.append(f"  ripple::trace::Scope scope(ripple::trace::Call::{name}, __builtin_return_address(0));")
+        if kind == "abort":
+            body.append("  ripple::trace::abort_flush();")
+        if kind == "comm_free":
+            body.append("  ripple::trace::forget_comm(*comm);")
+        body.append(f"  const int rc = {call};")
+        rec = []
+        if "buf" in roles:
+            rec.append(f"scope.buffer({roles['buf']}, {roles['count']}, {roles['type']});")
+        elif "count" in roles:
+            rec.append(f"scope.count({roles['count']});")
+        if "comm" in roles:
+            rec.append(f"scope.comm({roles['comm']});")
+        if "peer" in roles:
+            rec.append(f"scope.peer({roles['peer']}, {roles['comm']});")
+        if "tag" in roles:
+            rec.append(f"scope.tag({roles['tag']});")
+        if "request" in roles:
+            rec.append(f"scope.request({roles['request']});")
+        if kind == "comm_new":
+            rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_comm(*{roles['newcomm']});")
+        if rec:
+            body.append("  if (scope.recording()) {")
+            body += ["    " + r for r in rec]
+            body.append("  }")
+        body.append("  return rc;")
+    return f'extern "C" int {name}({f["params"]}) {{\n' + "\n".join(body) + "\n}\n"
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    functions = parse(sys.argv[1])
+    out = sys.argv[2]
+    with open(f"{out}/call_list.inc", "w") as f:
+        f.write("// Generated from tracer/mpi_functions.txt by gen_wrappers.py. Do not edit.\n")
+        for fn in functions:
+            f.write(f"RIPPLE_CALL({fn['name']})\n")
+        f.write("RIPPLE_CALL(MPI_Pcontrol)\n")
+    with open(f"{out}/wrappers.cpp", "w") as f:
+        f.write("// Generated from tracer/mpi_functions.txt by gen_wrappers.py. Do not edit.\n")
+        f.write('#include <mpi.h>\n\n#include "ripple/trace/recorder.hpp"\n\n')
+        for fn in functions:
+            f.write(wrapper(fn) + "\n")
+
+
+if __name__ == "__main__":
+    main()
