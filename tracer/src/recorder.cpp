@@ -130,9 +130,13 @@ void start(Call init_call) {
   header.ranks = s->ranks;
   if (::write(s->spool_fd, &header, sizeof header) != static_cast<ssize_t>(sizeof header)) s->spool_failed = true;
 
-  // The tracer clock: MPI_Wtime less this rank's reading just after a barrier (see trace-format.md).
+  // The tracer clock: events carry MPI_Wtime less this rank's t0; the writer maps them onto rank 0's
+  // clock through the offsets measured now and at MPI_Finalize (docs/trace-format.md).
+  s->sync_start = detail::measure_offset(s->rank, s->ranks);
   PMPI_Barrier(MPI_COMM_WORLD);
   s->t0 = PMPI_Wtime();
+  s->t0_root = s->t0;
+  PMPI_Bcast(&s->t0_root, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   s->last_flush = 0;
   s->active = true;
   Event e;
@@ -179,6 +183,34 @@ void forget_comm(MPI_Comm comm) {
 }
 
 namespace detail {
+OffsetSample measure_offset(int rank, int ranks) {
+  constexpr int kRounds = 10;
+  constexpr int kTag = 31337;
+  std::vector<PingPong> samples;
+  for (int r = 1; r < ranks; ++r) {
+    for (int k = 0; k < kRounds; ++k) {
+      if (rank == 0) {
+        double ping = 0;
+        PMPI_Recv(&ping, 1, MPI_DOUBLE, r, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const double stamp = PMPI_Wtime();
+        PMPI_Send(&stamp, 1, MPI_DOUBLE, r, kTag, MPI_COMM_WORLD);
+      } else if (rank == r) {
+        PingPong p{PMPI_Wtime(), 0, 0};
+        PMPI_Send(&p.sent, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD);
+        PMPI_Recv(&p.remote, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        p.received = PMPI_Wtime();
+        samples.push_back(p);
+      }
+    }
+  }
+  if (rank == 0) {
+    OffsetSample self;
+    self.local = PMPI_Wtime();
+    return self;  // rank 0 is the reference
+  }
+  return estimate_offset(samples);
+}
+
 const CommEntry* find_comm(MPI_Comm comm) {
   for (const CommEntry& c : g_state->comms)
     if (c.comm == comm) return &c;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ripple/trace/clock_model.hpp"
 #include "ripple/trace/event.hpp"
 
 namespace ripple::trace::detail {
@@ -37,7 +38,9 @@ struct State {
   std::size_t used = 0;
   std::int64_t spooled = 0;  // events written to the spool
   std::int64_t lost = 0;
-  double t0 = 0, last_flush = 0, flush_seconds = 1;
+  double t0 = 0, last_flush = 0, flush_seconds = 1;  // t0: this rank's MPI_Wtime at the start
+  double t0_root = 0;                                // rank 0's t0 on rank 0's clock
+  OffsetSample sync_start, sync_end;                 // this rank's clock against rank 0's
   std::atomic<int> iteration{-1};
   std::vector<CommEntry> comms;
   int next_comm_id = 1;
@@ -47,6 +50,8 @@ struct State {
 };
 
 extern State* g_state;
+// Ping-pongs with rank 0 on MPI_COMM_WORLD (PMPI, collective): this rank's offset to rank 0.
+OffsetSample measure_offset(int rank, int ranks);
 const CommEntry* find_comm(MPI_Comm comm);
 
 }  // namespace ripple::trace::detail

@@ -5,6 +5,7 @@
 #include <hdf5.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -41,16 +42,30 @@ H5Id event_type() {
   return type;
 }
 
-void write_int64_per_rank(const ParallelH5File& file, const char* name, std::int64_t value, int rank, int ranks) {
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, std::vector<hsize_t>{static_cast<hsize_t>(ranks)}.data(), nullptr)));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), name, H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+// A [ranks] dataset to which every rank writes its own entry, collectively.
+void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, const void* value, int rank, int ranks) {
+  const hsize_t n = static_cast<hsize_t>(ranks);
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const hsize_t start = static_cast<hsize_t>(rank), count = 1;
   RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
   H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
-  RIPPLE_H5_CHECK(H5Dwrite(ds.get(), H5T_NATIVE_INT64, mem.get(), space.get(), file.collective(), &value));
+  RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), value));
+}
+void write_int64_per_rank(const ParallelH5File& f, const char* name, std::int64_t v, int rank, int ranks) {
+  write_per_rank(f, name, H5T_NATIVE_INT64, &v, rank, ranks);
+}
+void write_double_per_rank(const ParallelH5File& f, const char* name, double v, int rank, int ranks) {
+  write_per_rank(f, name, H5T_NATIVE_DOUBLE, &v, rank, ranks);
 }
 
 void write(State& s) {
+  // Every event's times onto rank 0's clock, seconds since rank 0's start.
+  const ClockModel clock(s.sync_start, s.sync_end);
+  const auto to_global = [&](Event& e) {
+    e.t_enter = clock.to_global(e.t_enter + s.t0) - s.t0_root;
+    e.t_exit = clock.to_global(e.t_exit + s.t0) - s.t0_root;
+  };
   // Everything this rank recorded: the spool, then what is still buffered.
   const std::int64_t total = s.spooled + static_cast<std::int64_t>(s.used);
   std::int64_t offset = 0, all = 0;
@@ -76,8 +91,9 @@ void write(State& s) {
                   std::string("{\"mpi\": \"active\", \"papi\": \"not built into this tracer yet\", "
                               "\"perf\": \"not built into this tracer yet\"}"));
   write_attribute(file.id(), sc::kClockAttr,
-                  std::string("MPI_Wtime minus each rank's reading right after a barrier in MPI_Init (no drift "
-                              "correction yet)"));
+                  std::string("seconds since rank 0's start, on rank 0's MPI_Wtime clock: each rank's offset to rank 0 "
+                              "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "
+                              "linear drift between; /ranks/clock_offset, clock_drift and clock_error give them"));
   int argc = 0;
   write_provenance(file.id(), collect_provenance(MPI_COMM_WORLD, argc, nullptr));
   {
@@ -89,6 +105,9 @@ void write(State& s) {
   write_int64_per_rank(file, sc::kRankOffset, offset, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankCount, total, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankLost, s.lost, s.rank, s.ranks);
+  write_double_per_rank(file, "/ranks/clock_offset", clock.offset(), s.rank, s.ranks);
+  write_double_per_rank(file, "/ranks/clock_drift", clock.drift(), s.rank, s.ranks);
+  write_double_per_rank(file, "/ranks/clock_error", std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);
 
   H5Id type = event_type();
   const hsize_t n_all = static_cast<hsize_t>(all);
@@ -113,6 +132,7 @@ void write(State& s) {
       } else {
         chunk[static_cast<std::size_t>(k)] = s.buffer[static_cast<std::size_t>(at - s.spooled)];
       }
+      to_global(chunk[static_cast<std::size_t>(k)]);
     }
     H5Id fs(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
     const hsize_t start = static_cast<hsize_t>(offset + done), count = static_cast<hsize_t>(std::max<std::int64_t>(n, 0));
@@ -143,6 +163,7 @@ void stop() {
   }
   if (s->active) {
     s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
+    s->sync_end = detail::measure_offset(s->rank, s->ranks);
     if (s->spool_fd >= 0) ::close(s->spool_fd);
     s->spool_fd = -1;
     try {
