@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "recorder_state.hpp"
@@ -57,15 +60,34 @@ void flush_locked() {
   s.last_flush = now();
 }
 
+void lock(State& s) {
+  while (s.lock.test_and_set(std::memory_order_acquire)) {
+  }
+}
+void unlock(State& s) { s.lock.clear(std::memory_order_release); }
+
+// Uncontended, the lock costs one atomic exchange; it orders application threads and the flusher.
 void commit(const Event& e) {
   State& s = *g_state;
-  if (s.threaded)
-    while (s.lock.test_and_set(std::memory_order_acquire)) {
-    }
+  lock(s);
   if (s.used == s.buffer.size()) flush_locked();
   s.buffer[s.used++] = e;
-  if (e.t_exit - s.last_flush > s.flush_seconds) flush_locked();
-  if (s.threaded) s.lock.clear(std::memory_order_release);
+  unlock(s);
+}
+
+// Spools what is buffered at least every flush_seconds, even while the application computes, so
+// that a killed run loses at most that much.
+void flusher_loop(State* s) {
+  while (!s->stop_flusher.load(std::memory_order_relaxed)) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.1, s->flush_seconds / 4)));
+    if (now() - s->last_flush < s->flush_seconds) continue;
+    lock(*s);
+    if (s->used > 0)
+      flush_locked();
+    else
+      s->last_flush = now();
+    unlock(*s);
+  }
 }
 
 std::string env_or(const char* name, const char* fallback) {
@@ -125,10 +147,6 @@ void start(Call init_call) {
     s->spool_fd = -1;
     return;  // not active
   }
-  SpoolHeader header;
-  header.rank = s->rank;
-  header.ranks = s->ranks;
-  if (::write(s->spool_fd, &header, sizeof header) != static_cast<ssize_t>(sizeof header)) s->spool_failed = true;
 
   // The tracer clock: events carry MPI_Wtime less this rank's t0; the writer maps them onto rank 0's
   // clock through the offsets measured now and at MPI_Finalize (docs/trace-format.md).
@@ -137,8 +155,20 @@ void start(Call init_call) {
   s->t0 = PMPI_Wtime();
   s->t0_root = s->t0;
   PMPI_Bcast(&s->t0_root, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  SpoolHeader header;
+  header.rank = s->rank;
+  header.ranks = s->ranks;
+  header.t0 = s->t0;
+  header.t0_root = s->t0_root;
+  header.offset = s->sync_start.offset;
+  header.offset_error = s->sync_start.error;
+  timespec wall{};
+  clock_gettime(CLOCK_REALTIME, &wall);
+  header.wall_start = static_cast<double>(wall.tv_sec) + 1e-9 * static_cast<double>(wall.tv_nsec);
+  if (::write(s->spool_fd, &header, sizeof header) != static_cast<ssize_t>(sizeof header)) s->spool_failed = true;
   s->last_flush = 0;
   s->active = true;
+  s->flusher = std::thread(flusher_loop, s);
   Event e;
   e.call = static_cast<std::int32_t>(init_call);
   e.rank = s->rank;
@@ -147,8 +177,17 @@ void start(Call init_call) {
 
 void abort_flush() {
   if (g_state == nullptr || !g_state->active) return;
+  lock(*g_state);
   flush_locked();
+  unlock(*g_state);
 }
+
+namespace detail {
+void stop_flusher(State& s) {
+  s.stop_flusher = true;
+  if (s.flusher.joinable()) s.flusher.join();
+}
+}  // namespace detail
 
 void set_iteration(int iteration) {
   if (g_state != nullptr) g_state->iteration.store(iteration, std::memory_order_relaxed);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ripple/trace/clock_model.hpp"
@@ -19,12 +20,19 @@ struct CommEntry {
 };
 
 // Header of a per-rank spool file; events follow.
+// Header of a per-rank spool file; events follow. It holds what `ripple trace recover` needs to
+// put the events on rank 0's clock without MPI_Finalize's second synchronisation.
 struct SpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
   std::int32_t version = 1;
   std::int32_t event_size = sizeof(Event);
   std::int32_t rank = 0;
   std::int32_t ranks = 0;
+  double t0 = 0;       // this rank's MPI_Wtime at the start (event times count from it)
+  double t0_root = 0;  // rank 0's
+  double offset = 0;   // rank 0's clock minus this rank's, at the start
+  double offset_error = 0;
+  double wall_start = 0;  // CLOCK_REALTIME seconds at t0, to relate the trace to outside events
 };
 
 struct State {
@@ -46,12 +54,15 @@ struct State {
   int next_comm_id = 1;
   std::vector<char> on_node;  // per world rank
   std::int64_t next_request = 0;
-  std::atomic_flag lock = ATOMIC_FLAG_INIT;
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards the buffer against other threads and the flusher
+  std::thread flusher;                       // spools the buffer at least every flush_seconds
+  std::atomic<bool> stop_flusher{false};
 };
 
 extern State* g_state;
 // Ping-pongs with rank 0 on MPI_COMM_WORLD (PMPI, collective): this rank's offset to rank 0.
 OffsetSample measure_offset(int rank, int ranks);
 const CommEntry* find_comm(MPI_Comm comm);
+void stop_flusher(State& s);
 
 }  // namespace ripple::trace::detail

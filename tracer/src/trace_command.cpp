@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "recover.hpp"
 #include "ripple/analysis/trace_reader.hpp"
 #include "ripple/common/error.hpp"
 
@@ -132,6 +133,10 @@ int trace_main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--flush-seconds", flush_seconds, "spool at least this often (what a crash can lose)")->capture_default_str();
   app.add_option("command", command, "the program and its arguments, after --");
+  auto* recover_cmd = app.add_subcommand("recover", "rebuild a trace file from the spools of a run that died");
+  std::string recover_input, recover_output;
+  recover_cmd->add_option("spool", recover_input, "the spool directory, or the trace path it belongs to")->required();
+  recover_cmd->add_option("-o,--output", recover_output, "the trace file to write (default: the run's trace path)");
   auto* info_cmd = app.add_subcommand("info", "summarise a trace file");
   std::string info_file;
   bool json = false;
@@ -144,6 +149,7 @@ int trace_main(int argc, char** argv) {
   }
   try {
     if (*info_cmd) return info(info_file, json);
+    if (*recover_cmd) return recover(recover_input, recover_output);
     if (buffer_mib <= 0 || flush_seconds <= 0)
       throw InputError("ripple trace: --buffer-mib and --flush-seconds must be positive");
     return launch(output, buffer_mib, flush_seconds, command);

@@ -163,6 +163,7 @@ void stop() {
   }
   if (s->active) {
     s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
+    detail::stop_flusher(*s);
     s->sync_end = detail::measure_offset(s->rank, s->ranks);
     if (s->spool_fd >= 0) ::close(s->spool_fd);
     s->spool_fd = -1;
@@ -173,6 +174,7 @@ void stop() {
                    e.what(), s->spool_dir.c_str());
     }
   }
+  detail::stop_flusher(*s);
   g_state = nullptr;
   delete s;
 }
