@@ -268,11 +268,105 @@ Scope::Scope(Call call, const void* call_site) {
   event_.t_enter = now();
 }
 
+namespace {
+// Per thread: completion records of the current call, status scratch, request handles before MPI
+// overwrote them. They grow only when a call completes more requests than any before it.
+thread_local std::vector<Event> t_completions(64);
+thread_local std::vector<MPI_Status> t_statuses(64);
+thread_local std::vector<MPI_Request> t_handles(64);
+}  // namespace
+
 Scope::~Scope() {
   --t_depth;
   if (!recording_ || g_state == nullptr || !g_state->active) return;
   event_.t_exit = now();
   commit(event_);
+  for (int k = 0; k < pending_; ++k) {  // after their call, so that a reader meets the call first
+    Event& c = t_completions[static_cast<std::size_t>(k)];
+    c.t_enter = event_.t_enter;
+    c.t_exit = event_.t_exit;
+    commit(c);
+  }
+}
+
+MPI_Status* Scope::status(MPI_Status* s) {
+  if (!recording_ || s != MPI_STATUS_IGNORE) return s;
+  return &t_statuses[0];
+}
+
+MPI_Status* Scope::statuses(MPI_Status* s, int count) {
+  if (!recording_ || s != MPI_STATUSES_IGNORE) return s;
+  if (t_statuses.size() < static_cast<std::size_t>(count)) t_statuses.resize(static_cast<std::size_t>(count));
+  return t_statuses.data();
+}
+
+void Scope::snapshot(const MPI_Request* requests, int count) {
+  if (!recording_ || count <= 0) return;
+  if (t_handles.size() < static_cast<std::size_t>(count)) t_handles.resize(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) t_handles[static_cast<std::size_t>(k)] = requests[k];
+}
+
+void Scope::completion(int index, const MPI_Status* status) {
+  if (static_cast<std::size_t>(pending_) >= t_completions.size()) t_completions.resize(t_completions.size() * 2);
+  Event& c = t_completions[static_cast<std::size_t>(pending_++)];
+  c = Event{};
+  c.call = static_cast<std::int32_t>(Call::completion);
+  c.rank = event_.rank;
+  c.iteration = event_.iteration;
+  c.call_site = event_.call_site;
+  c.count = index;
+  State& s = *g_state;
+  const auto handle = reinterpret_cast<std::uintptr_t>(t_handles[static_cast<std::size_t>(index)]);
+  lock(s);
+  const detail::RequestInfo* info = s.requests.find(handle);
+  detail::RequestInfo copy = info != nullptr ? *info : detail::RequestInfo{};
+  if (info != nullptr && !info->persistent) s.requests.erase(handle);
+  unlock(s);
+  c.request = copy.id;
+  if (copy.receive && status != nullptr) {
+    int bytes = 0;
+    PMPI_Get_count(status, MPI_BYTE, &bytes);
+    c.bytes = bytes;
+    c.tag = status->MPI_TAG;
+    if (copy.comm != MPI_COMM_NULL && status->MPI_SOURCE >= 0) {
+      const detail::CommEntry* entry = detail::find_comm(copy.comm);
+      const int world = entry->world.empty() ? status->MPI_SOURCE : entry->world[static_cast<std::size_t>(status->MPI_SOURCE)];
+      c.peer = world;
+      c.same_node = world >= 0 && world < s.ranks && s.on_node[static_cast<std::size_t>(world)] ? 1 : 0;
+    }
+  }
+}
+
+void Scope::completed_one(int index, const MPI_Status* status) {
+  if (recording_) completion(index, status);
+}
+
+void Scope::completed_all(int count, const MPI_Status* statuses) {
+  if (!recording_) return;
+  for (int k = 0; k < count; ++k)
+    if (t_handles[static_cast<std::size_t>(k)] != MPI_REQUEST_NULL) completion(k, statuses + k);
+}
+
+void Scope::completed_some(int outcount, const int* indices, const MPI_Status* statuses) {
+  if (!recording_ || outcount == MPI_UNDEFINED) return;
+  for (int k = 0; k < outcount; ++k) completion(indices[k], statuses + k);
+}
+
+void Scope::resolve_source(const MPI_Status* status, MPI_Comm c) {
+  if (!recording_ || event_.peer != -2 || status == nullptr || status->MPI_SOURCE < 0) return;
+  peer(status->MPI_SOURCE, c);  // the actual sender of an MPI_ANY_SOURCE receive
+  int bytes = 0;
+  PMPI_Get_count(status, MPI_BYTE, &bytes);
+  event_.bytes = bytes;
+}
+
+void Scope::started(const MPI_Request*) {}
+
+void Scope::forget_request(const MPI_Request* r) {
+  if (!recording_ || r == nullptr) return;
+  lock(*g_state);
+  g_state->requests.erase(reinterpret_cast<std::uintptr_t>(*r));
+  unlock(*g_state);
 }
 
 void Scope::buffer(const void* buf, int count, MPI_Datatype type) {
@@ -289,7 +383,10 @@ void Scope::buffer(const void* buf, int count, MPI_Datatype type) {
 
 void Scope::count(int n) { event_.count = n; }
 
-void Scope::comm(MPI_Comm c) { event_.comm = c == MPI_COMM_NULL ? -1 : detail::find_comm(c)->id; }
+void Scope::comm(MPI_Comm c) {
+  comm_ = c;
+  event_.comm = c == MPI_COMM_NULL ? -1 : detail::find_comm(c)->id;
+}
 
 void Scope::peer(int rank, MPI_Comm c) {
   if (rank == MPI_ANY_SOURCE) {
@@ -309,7 +406,18 @@ void Scope::peer(int rank, MPI_Comm c) {
 void Scope::tag(int t) { event_.tag = t; }
 
 void Scope::request(const MPI_Request* r) {
-  if (r != nullptr) event_.request = g_state->next_request++;
+  if (r == nullptr || *r == MPI_REQUEST_NULL) return;
+  State& s = *g_state;
+  const Call call = static_cast<Call>(event_.call);
+  detail::RequestInfo info;
+  info.handle = reinterpret_cast<std::uintptr_t>(*r);
+  info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init;
+  info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Recv_init;
+  lock(s);
+  info.id = event_.request = s.next_request++;
+  info.comm = comm_;
+  s.requests.insert(info);
+  unlock(s);
 }
 
 }  // namespace ripple::trace

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "request_table.hpp"
 #include "ripple/trace/clock_model.hpp"
 #include "ripple/trace/event.hpp"
 
@@ -54,6 +55,7 @@ struct State {
   int next_comm_id = 1;
   std::vector<char> on_node;  // per world rank
   std::int64_t next_request = 0;
+  RequestTable requests;
   std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards the buffer against other threads and the flusher
   std::thread flusher;                       // spools the buffer at least every flush_seconds
   std::atomic<bool> stop_flusher{false};

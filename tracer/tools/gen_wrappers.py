@@ -58,6 +58,24 @@ def wrapper(f):
             body.append("  ripple::trace::abort_flush();")
         if kind == "comm_free":
             body.append("  ripple::trace::forget_comm(*comm);")
+        # Completion calls: remember the request handles (MPI overwrites completed ones) and make
+        # sure there are statuses to read the source and size from, even if the caller ignores them.
+        args_list = list(f["args"])
+        if "status" in roles:
+            st = roles["status"]
+            body.append(f"  MPI_Status* ripple_status = scope.status({st});")
+            args_list[args_list.index(st)] = "ripple_status"
+        if "statuses" in roles:
+            st = roles["statuses"]
+            body.append(f"  MPI_Status* ripple_statuses = scope.statuses({st}, {roles['count']});")
+            args_list[args_list.index(st)] = "ripple_statuses"
+        if "complete" in roles:
+            body.append(f"  scope.snapshot({roles['complete']}, 1);")
+        if "completes" in roles:
+            body.append(f"  scope.snapshot({roles['completes']}, {roles['count']});")
+        if "free" in roles:
+            body.append(f"  scope.forget_request({roles['free']});")
+        call = f"P{name}({', '.join(args_list)})"
         body.append(f"  const int rc = {call};")
         rec = []
         if "buf" in roles:
@@ -72,6 +90,19 @@ def wrapper(f):
             rec.append(f"scope.tag({roles['tag']});")
         if "request" in roles:
             rec.append(f"scope.request({roles['request']});")
+        done_flag = f"*{roles['flag']}" if "flag" in roles else "true"
+        if "complete" in roles:
+            rec.append(f"if ({done_flag}) scope.completed_one(0, ripple_status);")
+        if "completes" in roles and "outcount" in roles:
+            rec.append(f"scope.completed_some(*{roles['outcount']}, {roles['indices']}, ripple_statuses);")
+        elif "completes" in roles and "index" in roles:
+            rec.append(f"if ({done_flag} && *{roles['index']} != MPI_UNDEFINED) scope.completed_one(*{roles['index']}, ripple_status);")
+        elif "completes" in roles:
+            rec.append(f"if ({done_flag}) scope.completed_all({roles['count']}, ripple_statuses);")
+        elif "status" in roles and "peer" in roles:
+            rec.append(f"scope.resolve_source(ripple_status, {roles['comm']});")
+        if "start" in roles:
+            rec.append(f"scope.started({roles['start']});")
         if kind == "comm_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_comm(*{roles['newcomm']});")
         if rec:
@@ -92,6 +123,7 @@ def main():
         for fn in functions:
             f.write(f"RIPPLE_CALL({fn['name']})\n")
         f.write("RIPPLE_CALL(MPI_Pcontrol)\n")
+        f.write("RIPPLE_CALL(completion)  // one per request a completion call completed\n")
     with open(f"{out}/wrappers.cpp", "w") as f:
         f.write("// Generated from tracer/mpi_functions.txt by gen_wrappers.py. Do not edit.\n")
         f.write('#include <mpi.h>\n\n#include "ripple/trace/recorder.hpp"\n\n')

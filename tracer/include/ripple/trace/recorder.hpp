@@ -40,10 +40,23 @@ public:
   void peer(int rank, MPI_Comm c);
   void tag(int t);
   void request(const MPI_Request* r);
+  // Completion calls (generated wrappers call these around the PMPI call).
+  MPI_Status* status(MPI_Status* s);  // a status to read, even if the caller ignores it
+  MPI_Status* statuses(MPI_Status* s, int count);
+  void snapshot(const MPI_Request* requests, int count);  // handles before MPI frees them
+  void completed_one(int index, const MPI_Status* status);
+  void completed_all(int count, const MPI_Status* statuses);
+  void completed_some(int outcount, const int* indices, const MPI_Status* statuses);
+  void resolve_source(const MPI_Status* status, MPI_Comm c);  // MPI_ANY_SOURCE: the actual sender
+  void started(const MPI_Request* r);
+  void forget_request(const MPI_Request* r);
 
 private:
+  void completion(int index, const MPI_Status* status);
   Event event_;
   bool recording_ = false;
+  int pending_ = 0;  // completion records waiting in the thread's scratch
+  MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
 }  // namespace ripple::trace

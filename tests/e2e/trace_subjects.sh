@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The tracer on programs it has never seen: MPI_ANY_SOURCE receives record the actual source, split
+# communicators record peers as world ranks, and two threads calling MPI at once lose nothing.
+source "$(dirname "$0")/lib.sh"
+: "${SUBJECTS_BIN:?}"
+traced() { local np=$1 out=$2; shift 2; timeout 300 "$MPIEXEC" -np "$np" --oversubscribe "$RIPPLE_BIN" trace -o "$out" -- "$SUBJECTS_BIN" "$@"; }
+
+traced 4 any.h5 anysource > any.txt 2>&1 || fail "anysource run: $(cat any.txt)"
+/usr/bin/python3 - any.h5 <<'PY' && pass "MPI_ANY_SOURCE: completions and MPI_Recv record the actual senders" || fail "anysource trace"
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+r0 = ev[f["/ranks/offset"][0]:f["/ranks/offset"][0] + f["/ranks/count"][0]]
+call = lambda n: r0[r0["call"] == names.index(n)]
+irecvs, completions, recvs = call("MPI_Irecv"), call("completion"), call("MPI_Recv")
+assert len(irecvs) == 3 and (irecvs["peer"] == -2).all()
+assert sorted(completions["peer"]) == [1, 2, 3], completions["peer"]
+assert sorted(completions["request"]) == sorted(irecvs["request"]) and (completions["bytes"] == 4).all() and (completions["tag"] == 1).all()
+assert len(recvs) == 3 and sorted(recvs["peer"]) == [1, 2, 3], recvs["peer"]
+PY
+
+traced 4 split.h5 split > split.txt 2>&1 || fail "split run: $(cat split.txt)"
+/usr/bin/python3 - split.h5 <<'PY' && pass "split communicator: peers recorded as world ranks" || fail "split trace"
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+sends = ev[ev["call"] == names.index("MPI_Send")]
+recvs = ev[ev["call"] == names.index("MPI_Recv")]
+# Even half {0, 2}: world 2 sends to world 0; odd half {1, 3}: world 3 sends to world 1.
+assert sorted((int(e["rank"]), int(e["peer"])) for e in sends) == [(2, 0), (3, 1)], sends[["rank", "peer"]]
+assert sorted((int(e["rank"]), int(e["peer"])) for e in recvs) == [(0, 2), (1, 3)], recvs[["rank", "peer"]]
+assert (sends["comm"] > 0).all()
+PY
+
+traced 2 threads.h5 threads 2000 > threads.txt 2>&1
+rc=$?
+if [ "$rc" -eq 3 ]; then
+  pass "threads: skipped, this MPI does not provide MPI_THREAD_MULTIPLE"
+else
+  [ "$rc" -eq 0 ] || fail "threads run rc=$rc: $(cat threads.txt)"
+  /usr/bin/python3 - threads.h5 <<'PY' && pass "MPI_THREAD_MULTIPLE: 2 threads x 2000 exchanges per rank, nothing lost" || fail "threads trace"
+import sys
+from collections import Counter
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+assert sum(f["/ranks/lost"][:]) == 0
+for rank in range(2):
+    e = ev[f["/ranks/offset"][rank]:f["/ranks/offset"][rank] + f["/ranks/count"][rank]]
+    c = Counter(names[x] for x in e["call"])
+    assert c["MPI_Isend"] == 4000 and c["MPI_Irecv"] == 4000 and c["MPI_Waitall"] == 4000 and c["completion"] == 8000, c
+    assert Counter(int(t) for t in e[e["call"] == names.index("MPI_Isend")]["tag"]) == {10: 2000, 11: 2000}
+PY
+fi
+finish
