@@ -63,9 +63,9 @@ Layout make_layout(const Options& o, MPI_Comm comm) {
     if (g.size() != 2) throw InputError(fmt::format("--grid {}: expected PXxPY, e.g. 2x2", o.grid));
     l.px_count = g[0];
     l.py_count = g[1];
-    if (l.px_count * l.py_count != ranks)
+    if (static_cast<long>(l.px_count) * l.py_count != ranks)
       throw InputError(fmt::format("--grid {}: {} x {} = {} processes, but the run has {} ranks", o.grid, l.px_count, l.py_count,
-                                   l.px_count * l.py_count, ranks));
+                                   static_cast<long>(l.px_count) * l.py_count, ranks));
   }
   l.px = rank % l.px_count;
   l.py = rank / l.px_count;
@@ -170,6 +170,15 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
     if (o.problem != "eigenmode" && o.problem != "hot")
       throw InputError(fmt::format("--problem {}: use eigenmode or hot", o.problem));
     if (o.kernel != "tuned" && o.kernel != "ref") throw InputError(fmt::format("--kernel {}: use tuned or ref", o.kernel));
+    if (o.problem == "eigenmode") {
+      const double lambda = 0.5 * (std::cos(std::numbers::pi / static_cast<double>(l.gx + 1)) +
+                                   std::cos(std::numbers::pi / static_cast<double>(l.gy + 1)));
+      if (std::log10(lambda) * (o.common.warmup + o.common.iterations) < -250)
+        throw InputError(
+            fmt::format("--iterations {}: the eigenmode would decay below 1e-250 (underflow); use fewer "
+                        "iterations, a larger tile or --problem hot",
+                        o.common.iterations));
+    }
     if (o.shm_numa >= 0 && o.shm_numa > proxy::highest_numa_node())
       throw InputError(fmt::format("--shm-numa {}: no such NUMA node here", o.shm_numa));
   });

@@ -50,6 +50,10 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
       throw InputError(
           fmt::format("--nx/--ny/--nz {}x{}x{}: each must be a positive multiple of {} (4 multigrid levels halve it 3 times)",
                       o.nx, o.ny, o.nz, need));
+    if (static_cast<std::int64_t>(o.nx) * o.ny * o.nz > (std::int64_t{1} << 24))
+      throw InputError(fmt::format("--nx/--ny/--nz {}x{}x{}: at most 2^24 points per rank (use more ranks)", o.nx, o.ny, o.nz));
+    if (o.common.iterations > 1000)
+      throw InputError(fmt::format("--iterations {}: at most 1000 CG iterations", o.common.iterations));
     if (o.kernel != "tuned" && o.kernel != "ref") throw InputError(fmt::format("--kernel {}: use tuned or ref", o.kernel));
     if (o.common.halo != "mpi" && o.common.halo != "shm")
       throw InputError(fmt::format("--halo {}: use mpi or shm", o.common.halo));
@@ -68,7 +72,7 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   proxy::IterationTimes times;
   std::vector<double> warm;
   double compute_time = o.common.compute_time;
-  double last = 0, comm_before = 0, start = 0;
+  double last = 0, comm_before = 0, start = 0, injected = 0;
   const auto comm_seconds = [&] { return solver.times().halo + solver.times().allreduce; };
   const auto close_iteration = [&](bool timed) {
     double now = MPI_Wtime();
@@ -78,7 +82,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
       warm.push_back(compute);
     } else {
       if (o.common.work == proxy::WorkMode::Sleep) {
-        proxy::spend(proxy::WorkMode::Sleep, compute_time - compute);
+        // Pad the kernels' own time to --compute-time; injected work comes on top of it.
+        proxy::spend(proxy::WorkMode::Sleep, compute_time - (compute - injected));
         now = MPI_Wtime();
         compute = now - last - c;
       }
@@ -103,7 +108,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
       if (k > 1) close_iteration(solve == 0);
       if (solve < 0) return;
       MPI_Pcontrol(kPcontrolIteration, k - 1);
-      proxy::spend(o.common.work, proxy::injected_seconds(o.common, rank, k - 1));
+      injected = proxy::injected_seconds(o.common, rank, k - 1);
+      proxy::spend(o.common.work, injected);
     });
     close_iteration(solve == 0);
   }
@@ -115,14 +121,17 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   double error = 0;
   proxy::Checksum checksum;
   for (std::int64_t i = 0; i < a->rows; ++i) {
-    error = std::max(error, std::abs(x[static_cast<std::size_t>(i)] - 1.0));
+    const double e = std::abs(x[static_cast<std::size_t>(i)] - 1.0);
+    error = std::isnan(e) ? HUGE_VAL : std::max(error, e);
     checksum.add(static_cast<std::uint64_t>(a->global_row[static_cast<std::size_t>(i)]), x[static_cast<std::size_t>(i)]);
   }
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &error, 1, MPI_DOUBLE, MPI_MAX, comm));
   const std::uint64_t sum = checksum.global(comm);
   bool monotone = true;
   for (std::size_t k = 1; k < history.size(); ++k) monotone = monotone && history[k] <= history[k - 1];
-  const bool good = error <= 1e-6 && monotone;
+  // Fifty iterations reach x = 1 to 1e-6 on any grid; fewer are checked for a falling residual only.
+  const int done = static_cast<int>(history.size()) - 1;
+  const bool good = monotone && std::isfinite(history.back()) && (done < 50 || error <= 1e-6);
   const int iterations = static_cast<int>(history.size()) - 1;
   const double gflops = flops(*a, iterations) / seconds / 1e9;
 

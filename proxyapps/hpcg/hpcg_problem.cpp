@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -10,16 +11,79 @@
 
 namespace ripple::hpcg {
 
+void process_grid(int ranks, int& npx, int& npy, int& npz) {
+  // Prime factors p_i with multiplicities m_i, ascending.
+  std::vector<int> prime, mult;
+  int n = ranks;
+  for (int d = 2; static_cast<long>(d) * d <= n; d += d == 2 ? 1 : 2) {
+    if (n % d != 0) continue;
+    prime.push_back(d);
+    mult.push_back(0);
+    while (n % d == 0) {
+      n /= d;
+      ++mult.back();
+    }
+  }
+  if (n > 1 || prime.empty()) {
+    prime.push_back(n);
+    mult.push_back(1);
+  }
+  const auto power = [](int base, int e) {
+    int v = 1;
+    while (e-- > 0) v *= base;
+    return v;
+  };
+  const std::size_t k = prime.size();
+  if (k == 1) {  // p^m: as even a split of the exponent as possible, the larger shares first
+    const int m = mult[0];
+    npz = power(prime[0], m / 3);
+    npy = power(prime[0], m / 3 + (m % 3 >= 2 ? 1 : 0));
+    npx = power(prime[0], m / 3 + (m % 3 >= 1 ? 1 : 0));
+  } else if (k == 2 && mult[0] == 1 && mult[1] == 1) {
+    npx = prime[0], npy = prime[1], npz = 1;
+  } else if (k == 2 && mult[0] + mult[1] == 3) {
+    npx = prime[0], npy = prime[1], npz = mult[0] == 2 ? prime[0] : prime[1];
+  } else if (k == 3 && mult[0] == 1 && mult[1] == 1 && mult[2] == 1) {
+    npx = prime[0], npy = prime[1], npz = prime[2];
+  } else {
+    // Every split of the factors into (x, y, z) with x and y non-trivial, enumerated as HPCG's
+    // mixed-base counters do (the smallest prime's exponent counts fastest); the first split with
+    // the least surface x y + y z + x z wins.
+    const auto next = [&](std::vector<int>& digits, const std::vector<int>& max) {
+      for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (++digits[i] <= max[i]) return;
+        digits[i] = 0;
+      }
+    };
+    const auto zero = [](const std::vector<int>& d) { return std::all_of(d.begin(), d.end(), [](int v) { return v == 0; }); };
+    const auto product = [&](const std::vector<int>& d) {
+      int v = 1;
+      for (std::size_t i = 0; i < k; ++i) v *= power(prime[i], d[i]);
+      return v;
+    };
+    double best = 2.0 * ranks + 1.0;
+    std::vector<int> e1(k, 0);
+    for (next(e1, mult); !zero(e1); next(e1, mult)) {
+      std::vector<int> rest(k), e2(k, 0);
+      for (std::size_t i = 0; i < k; ++i) rest[i] = mult[i] - e1[i];
+      for (next(e2, rest); !zero(e2); next(e2, rest)) {
+        const int x = product(e1), y = product(e2), z = ranks / x / y;
+        const double area = x * static_cast<double>(y) + y * static_cast<double>(z) + x * static_cast<double>(z);
+        if (area < best) {
+          best = area;
+          npx = x, npy = y, npz = z;
+        }
+      }
+    }
+  }
+}
+
 Geometry make_geometry(MPI_Comm comm, int nx, int ny, int nz) {
   Geometry g;
   g.nx = nx;
   g.ny = ny;
   g.nz = nz;
-  int dims[3] = {0, 0, 0};
-  RIPPLE_MPI_CHECK(MPI_Dims_create(comm_size(comm), 3, dims));
-  g.npx = dims[0];
-  g.npy = dims[1];
-  g.npz = dims[2];
+  process_grid(comm_size(comm), g.npx, g.npy, g.npz);
   const int rank = comm_rank(comm);
   g.ipz = rank / (g.npx * g.npy);
   g.ipy = (rank - g.ipz * g.npx * g.npy) / g.npx;

@@ -43,6 +43,9 @@ struct SparseMatrix {
   std::vector<std::int64_t> f2c;
 };
 
+// HPCG 3.1's factorisation of the rank count into npx x npy x npz (ComputeOptimalShapeXYZ: special
+// cases for few prime factors, otherwise the split of the prime factors with the least surface).
+void process_grid(int ranks, int& npx, int& npy, int& npz);
 Geometry make_geometry(MPI_Comm comm, int nx, int ny, int nz);
 // Generates A with its halo and, for levels > 1, its coarser levels. Collective (sizes).
 std::unique_ptr<SparseMatrix> generate(MPI_Comm comm, const Geometry& g, int levels);

@@ -254,7 +254,9 @@ std::vector<double> Solver::cg(const std::vector<double>& b, std::vector<double>
       waxpby(1.0, z, rtz / old, p, p);
     }
     spmv(0, p, ap);
-    const double alpha = rtz / dot(p, ap);
+    const double pap = dot(p, ap);
+    if (!(pap > 0.0)) break;  // converged to the last bit (or broke down): stop before dividing by it
+    const double alpha = rtz / pap;
     waxpby(1.0, x, alpha, p, x);
     waxpby(1.0, r, -alpha, ap, r);
     normr = std::sqrt(dot(r, r));

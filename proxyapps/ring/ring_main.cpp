@@ -67,9 +67,10 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
     distances = parse_distances(o.distances, ranks);
     if (o.kernel != "pi" && o.kernel != "triad" && o.kernel != "slowtriad")
       throw InputError(fmt::format("--kernel {}: use pi, triad or slowtriad", o.kernel));
-    if (o.bytes < 16)
-      throw InputError(fmt::format("--bytes {}: at least 16 (each message carries its sender and iteration)", o.bytes));
-    if (o.elements < 1 || o.slices < 1) throw InputError("--elements and --slices must be positive");
+    if (o.bytes < 16 || o.bytes > (1L << 30))
+      throw InputError(fmt::format("--bytes {}: between 16 (each message carries its sender and iteration) and 2^30", o.bytes));
+    if (o.elements < 1 || o.elements > (1L << 30) || o.slices < 1)
+      throw InputError("--elements must lie in [1, 2^30] and --slices must be positive");
     if (o.common.halo != "mpi")
       throw InputError(fmt::format("--halo {}: ring exchanges MPI messages only (use mpi)", o.common.halo));
   });

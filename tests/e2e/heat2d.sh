@@ -62,5 +62,7 @@ bad "grid mismatch" "--grid 3x1: 3 x 1 = 3 processes, but the run has 4 ranks" -
 bad "tile 0" "--tile 0: extents must be positive" --tile 0
 bad "unknown halo" "--halo shm:up: use mpi, shm:ns, shm:we or shm:all" --halo shm:up
 bad "no such NUMA node" "--shm-numa 4096: no such NUMA node" --halo shm:all --shm-numa 4096
+bad "grid overflow" "--grid 3x1431655766: 3 x 1431655766 = 4294967298 processes" --grid 3x1431655766
+bad "eigenmode underflow" "the eigenmode would decay below 1e-250" --tile 32 --iterations 1000000
 bad "malformed delay" "--delay '3:x:0.1': expected\|is not an integer" --delay 3:x:0.1
 finish

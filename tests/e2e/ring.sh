@@ -21,4 +21,6 @@ timeout 60 "$MPIEXEC" -np 3 --oversubscribe "$RING_BIN" --kernel triad --element
   || fail "ring --output: $(cat ring.txt 2>/dev/null)"
 set +e; timeout 60 "$MPIEXEC" -np 2 --oversubscribe "$RING_BIN" --distances 0 > /dev/null 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "distances 0" err.txt && pass "bad distance rejected" || fail "bad distance: rc=$rc"
+set +e; timeout 60 "$MPIEXEC" -np 2 --oversubscribe "$RING_BIN" --bytes 4294967312 > /dev/null 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "between 16" err.txt && pass "huge message size rejected" || fail "huge --bytes: rc=$rc $(cat err.txt)"
 finish

@@ -31,11 +31,19 @@ int sim_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Help and usage errors need no MPI: every rank prints the same and exits alike.
+    // Help and usage errors need no MPI: the launcher's rank variables say who prints the one line.
     int rank = 0;
-    if (const char* r = std::getenv("OMPI_COMM_WORLD_RANK")) rank = std::atoi(r);
-    if (const char* r = std::getenv("PMI_RANK")) rank = std::atoi(r);
-    if (rank == 0) app.exit(e);
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+      if (const char* r = std::getenv(name)) {
+        rank = std::atoi(r);
+        break;
+      }
+    if (rank == 0) {
+      if (e.get_exit_code() == 0)
+        app.exit(e);
+      else
+        std::fprintf(stderr, "ripple: error: %s (see ripple sim --help)\n", e.what());
+    }
     return e.get_exit_code() == 0 ? 0 : 2;
   }
 

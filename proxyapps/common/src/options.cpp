@@ -116,14 +116,23 @@ std::vector<int> parse_extents(const std::string& text, const std::string& name,
   return out;
 }
 
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* r = std::getenv(name)) return std::atoi(r);
+  return 0;
+}
+
 int run_proxy_app(int argc, char** argv, CLI::App& app, const std::function<int(MPI_Comm)>& body) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rank = 0;
-    if (const char* r = std::getenv("OMPI_COMM_WORLD_RANK")) rank = std::atoi(r);
-    if (const char* r = std::getenv("PMI_RANK")) rank = std::atoi(r);
-    if (rank == 0) app.exit(e);
+    // Before MPI starts: the launcher's rank variables say who prints the one line.
+    if (launcher_rank() == 0) {
+      if (e.get_exit_code() == 0)
+        app.exit(e);
+      else
+        std::fprintf(stderr, "ripple: error: %s (see --help)\n", e.what());
+    }
     return e.get_exit_code() == 0 ? 0 : 2;
   }
   return run_mpi_main(argc, argv, body);
