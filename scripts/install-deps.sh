@@ -5,7 +5,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
   libboost-dev libtomlplusplus-dev libcli11-dev libfmt-dev librandom123-dev libmetis-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libhwloc-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libhwloc-dev libpapi-dev
   clang-format python3 python3-numpy python3-scipy python3-h5py
 )
 missing=()

@@ -169,6 +169,21 @@ void start(Call init_call) {
   s->last_flush = 0;
   s->active = true;
   s->flusher = std::thread(flusher_loop, s);
+  // Counters: RIPPLE_PAPI_EVENTS (comma-separated) or what the CXL model needs. A missing one is
+  // recorded with its reason and reported in one line by rank 0; the run goes on.
+  const char* list = std::getenv("RIPPLE_PAPI_EVENTS");
+  s->counters.start(list != nullptr ? detail::split_event_list(list) : detail::default_counter_events());
+  s->sample_time.reserve(4096);
+  s->sample_iteration.reserve(4096);
+  s->sample_values.reserve(4096 * s->counters.size());
+  detail::sample_counters(*s);
+  if (s->rank == 0) {
+    std::string missing;
+    for (const auto& c : s->counters.status())
+      if (!c.active) missing += (missing.empty() ? "" : "; ") + c.name + ": " + c.how;
+    if (!missing.empty())
+      std::fprintf(stderr, "ripple trace: counters unavailable (recorded in the trace): %s\n", missing.c_str());
+  }
   Event e;
   e.call = static_cast<std::int32_t>(init_call);
   e.rank = s->rank;
@@ -183,6 +198,24 @@ void abort_flush() {
 }
 
 namespace detail {
+void sample_counters(State& s) {
+  if (s.counters.size() == 0) return;
+  const std::size_t n = s.counters.size();
+  std::int64_t values[64];
+  std::vector<std::int64_t> wide;
+  std::int64_t* v = values;
+  if (n > 64) {
+    wide.resize(n);
+    v = wide.data();
+  }
+  s.counters.read(v);
+  lock(s);
+  s.sample_time.push_back(now());
+  s.sample_iteration.push_back(s.iteration.load(std::memory_order_relaxed));
+  s.sample_values.insert(s.sample_values.end(), v, v + n);
+  unlock(s);
+}
+
 void stop_flusher(State& s) {
   s.stop_flusher = true;
   if (s.flusher.joinable()) s.flusher.join();
@@ -430,6 +463,8 @@ extern "C" int MPI_Pcontrol(const int level, ...) {
     va_start(args, level);
     ripple::trace::set_iteration(va_arg(args, int));
     va_end(args);
+    if (ripple::trace::detail::g_state != nullptr && ripple::trace::detail::g_state->active)
+      ripple::trace::detail::sample_counters(*ripple::trace::detail::g_state);
   }
   ripple::trace::Scope scope(ripple::trace::Call::MPI_Pcontrol, __builtin_return_address(0));
   if (scope.recording()) scope.tag(level);

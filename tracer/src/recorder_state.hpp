@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "counters.hpp"
 #include "request_table.hpp"
 #include "ripple/trace/clock_model.hpp"
 #include "ripple/trace/event.hpp"
@@ -56,6 +57,10 @@ struct State {
   std::vector<char> on_node;  // per world rank
   std::int64_t next_request = 0;
   RequestTable requests;
+  Counters counters;                // read at MPI_Init, every iteration marker and MPI_Finalize
+  std::vector<double> sample_time;  // tracer clock, like event times
+  std::vector<std::int32_t> sample_iteration;
+  std::vector<std::int64_t> sample_values;   // counters.size() per sample
   std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards the buffer against other threads and the flusher
   std::thread flusher;                       // spools the buffer at least every flush_seconds
   std::atomic<bool> stop_flusher{false};
@@ -66,5 +71,6 @@ extern State* g_state;
 OffsetSample measure_offset(int rank, int ranks);
 const CommEntry* find_comm(MPI_Comm comm);
 void stop_flusher(State& s);
+void sample_counters(State& s);
 
 }  // namespace ripple::trace::detail

@@ -59,6 +59,65 @@ void write_double_per_rank(const ParallelH5File& f, const char* name, double v, 
   write_per_rank(f, name, H5T_NATIVE_DOUBLE, &v, rank, ranks);
 }
 
+std::string json_escape(const std::string& v) {
+  std::string out;
+  for (const char c : v) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// {"mpi": ..., "counters": {"NAME": "papi" | "perf_event_open (...)" | reason, ...}, "perf": ...}
+// as rank 0 saw them.
+std::string sources_json(const State& s) {
+  std::string counters;
+  for (const auto& c : s.counters.status())
+    counters += std::string(counters.empty() ? "" : ", ") + "\"" + json_escape(c.name) + "\": \"" +
+                (c.active ? "active via " : "unavailable: ") + json_escape(c.how) + "\"";
+  return "{\"mpi\": \"active\", \"counters\": {" + counters +
+         "}, \"perf\": \"unavailable: precise memory sampling is not built into this tracer yet\"}";
+}
+
+// /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize), collectively.
+void write_counters(const ParallelH5File& file, const State& s, const ClockModel& clock) {
+  const std::size_t n = s.counters.size();
+  const auto rows = static_cast<std::int64_t>(s.sample_time.size());
+  std::int64_t offset = 0, total = 0;
+  PMPI_Exscan(&rows, &offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (s.rank == 0) offset = 0;
+  PMPI_Allreduce(&rows, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  std::string names, status;
+  for (const auto& c : s.counters.status()) {
+    names += (names.empty() ? "" : "\n") + c.name;
+    status += (status.empty() ? "" : "\n") + c.name + ": " + (c.active ? "active via " : "unavailable: ") + c.how;
+  }
+  write_attribute(group.get(), "events", names);
+  write_attribute(group.get(), "status", status);
+  std::vector<double> time(s.sample_time);
+  for (double& t : time) t = clock.to_global(t + s.t0) - s.t0_root;
+  std::vector<std::int32_t> rank(static_cast<std::size_t>(rows), s.rank);
+  const auto column = [&](const char* name, hid_t type, const void* data, hsize_t width) {
+    const hsize_t dims[2] = {static_cast<hsize_t>(total), width};
+    H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
+    H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+    const hsize_t start[2] = {static_cast<hsize_t>(offset), 0}, count[2] = {static_cast<hsize_t>(rows), width};
+    if (rows == 0)
+      RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
+    else
+      RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr));
+    hsize_t elements = static_cast<hsize_t>(rows) * std::max<hsize_t>(width, 1);
+    H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &elements, nullptr)));
+    if (elements == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
+    RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), data));
+  };
+  column("/counters/time", H5T_NATIVE_DOUBLE, time.data(), 0);
+  column("/counters/iteration", H5T_NATIVE_INT32, s.sample_iteration.data(), 0);
+  column("/counters/rank", H5T_NATIVE_INT32, rank.data(), 0);
+  if (n > 0) column("/counters/values", H5T_NATIVE_INT64, s.sample_values.data(), n);
+}
+
 void write(State& s) {
   // Every event's times onto rank 0's clock, seconds since rank 0's start.
   const ClockModel clock(s.sync_start, s.sync_end);
@@ -87,9 +146,7 @@ void write(State& s) {
   write_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
   write_attribute(file.id(), "events", all);
   write_attribute(file.id(), "lost_events", lost_all);
-  write_attribute(file.id(), sc::kSourcesAttr,
-                  std::string("{\"mpi\": \"active\", \"papi\": \"not built into this tracer yet\", "
-                              "\"perf\": \"not built into this tracer yet\"}"));
+  write_attribute(file.id(), sc::kSourcesAttr, sources_json(s));
   write_attribute(file.id(), sc::kClockAttr,
                   std::string("seconds since rank 0's start, on rank 0's MPI_Wtime clock: each rank's offset to rank 0 "
                               "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "
@@ -108,6 +165,8 @@ void write(State& s) {
   write_double_per_rank(file, "/ranks/clock_offset", clock.offset(), s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_drift", clock.drift(), s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_error", std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);
+
+  write_counters(file, s, clock);
 
   H5Id type = event_type();
   const hsize_t n_all = static_cast<hsize_t>(all);
@@ -162,6 +221,7 @@ void stop() {
     Scope scope(Call::MPI_Finalize, __builtin_return_address(0));
   }
   if (s->active) {
+    detail::sample_counters(*s);
     s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
     detail::stop_flusher(*s);
     s->sync_end = detail::measure_offset(s->rank, s->ranks);

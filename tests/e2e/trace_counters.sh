@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Counters in the trace: software events per rank and per iteration; an event that does not exist
+# is recorded as unavailable and the application's exit code stays 0; on a machine without a
+# hardware PMU the file says so.
+source "$(dirname "$0")/lib.sh"
+: "${HEAT2D_BIN:?}"
+run() { timeout 300 "$MPIEXEC" -np 2 --oversubscribe -x RIPPLE_PAPI_EVENTS "$RIPPLE_BIN" trace -o "$1" -- "$HEAT2D_BIN" --tile 32 --iterations 20 --warmup 0; }
+export RIPPLE_PAPI_EVENTS="perf::TASK-CLOCK,perf::PAGE-FAULTS,NO_SUCH_EVENT"
+run sw.h5 > sw.txt 2>&1 && pass "software events and a missing one: exit code 0" || fail "run with a missing event: $(cat sw.txt)"
+/usr/bin/python3 - sw.h5 <<'PY' && pass "counters per rank and per iteration; missing event recorded" || fail "counters"
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+names = f["/counters"].attrs["events"].decode().split("\n")
+status = f["/counters"].attrs["status"].decode()
+assert names == ["perf::TASK-CLOCK", "perf::PAGE-FAULTS", "NO_SUCH_EVENT"], names
+assert "NO_SUCH_EVENT: unavailable" in status and "perf::TASK-CLOCK: active" in status, status
+values, ranks, iters = f["/counters/values"][:], f["/counters/rank"][:], f["/counters/iteration"][:]
+for r in range(2):
+    mine = ranks == r
+    # MPI_Init, one sample at each of the 20 iteration markers, MPI_Finalize
+    assert mine.sum() == 22, mine.sum()
+    assert list(iters[mine][1:21]) == list(range(20))
+    clock = values[mine][:, 0]
+    assert (np.diff(clock) >= 0).all() and clock[-1] > clock[0], clock
+    assert (values[mine][:, 2] == -1).all()
+PY
+unset RIPPLE_PAPI_EVENTS
+run default.h5 > default.txt 2>&1 || fail "default counters run: $(cat default.txt)"
+if [ -d /sys/bus/event_source/devices/cpu ] || [ -d /sys/bus/event_source/devices/cpu_core ]; then
+  pass "this machine has a hardware PMU: default counters $(h5dump -a /counters/status default.h5 | grep -c active) active"
+else
+  h5dump -a /counters/status default.h5 > status.txt
+  grep -q "no hardware PMU" status.txt && pass "no hardware PMU: recorded in the file" || fail "no-PMU reason missing: $(cat status.txt)"
+fi
+finish
