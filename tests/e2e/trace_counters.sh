@@ -32,6 +32,8 @@ if [ -d /sys/bus/event_source/devices/cpu ] || [ -d /sys/bus/event_source/device
   pass "this machine has a hardware PMU: default counters $(h5dump -a /counters/status default.h5 | grep -c active) active"
 else
   h5dump -a /counters/status default.h5 > status.txt
-  grep -q "no hardware PMU" status.txt && pass "no hardware PMU: recorded in the file" || fail "no-PMU reason missing: $(cat status.txt)"
+  h5dump -a /sources default.h5 > sources.txt
+  grep -q "no hardware PMU" status.txt && grep -q "no hardware PMU" sources.txt && pass "no hardware PMU: recorded in the file" \
+    || fail "no-PMU reason missing: $(cat status.txt sources.txt)"
 fi
 finish

@@ -75,8 +75,12 @@ std::string sources_json(const State& s) {
   for (const auto& c : s.counters.status())
     counters += std::string(counters.empty() ? "" : ", ") + "\"" + json_escape(c.name) + "\": \"" +
                 (c.active ? "active via " : "unavailable: ") + json_escape(c.how) + "\"";
-  return "{\"mpi\": \"active\", \"counters\": {" + counters +
-         "}, \"perf\": \"unavailable: precise memory sampling is not built into this tracer yet\"}";
+  // Precise memory sampling needs the PMU's load-latency event (PEBS) or IBS; say which is missing.
+  std::string perf = "unavailable: precise memory sampling is not enabled in this tracer yet (its record decoder is)";
+  if (::access("/sys/bus/event_source/devices/cpu", F_OK) != 0 && ::access("/sys/bus/event_source/devices/cpu_core", F_OK) != 0 &&
+      ::access("/sys/bus/event_source/devices/ibs_op", F_OK) != 0)
+    perf = "unavailable: no hardware PMU (no /sys/bus/event_source/devices/cpu, cpu_core or ibs_op)";
+  return "{\"mpi\": \"active\", \"counters\": {" + counters + "}, \"perf\": \"" + perf + "\"}";
 }
 
 // /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize), collectively.
