@@ -42,6 +42,30 @@ for r in d["per_rank"]:
 PY
 "$RIPPLE_BIN" trace info heat.h5 | grep -q "MPI_Waitall" && pass "trace info table" || fail "trace info table"
 
+# hpcg on 2 ranks (2x1x1, one neighbour): every CG iteration exchanges halos 11 times (the SpMV of
+# CG; in the V-cycle pre-smoothing, residual SpMV and post-smoothing on 3 levels and one smoothing on
+# the coarsest), each as MPI_Irecv + MPI_Send + MPI_Wait, and reduces 3 dot products.
+: "${HPCG_BIN:?}"
+timeout 300 "$MPIEXEC" -np 2 --oversubscribe "$RIPPLE_BIN" trace -o hpcg.h5 -- "$HPCG_BIN" > hpcg.txt 2>&1 || fail "traced hpcg: $(cat hpcg.txt)"
+/usr/bin/python3 - hpcg.h5 <<'PY' && pass "hpcg trace: 11 halo exchanges (Irecv+Send+Wait) and 3 Allreduce per CG iteration" || fail "hpcg trace pattern"
+import sys
+from collections import Counter
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+for rank in range(2):
+    e = ev[f["/ranks/offset"][rank]:f["/ranks/offset"][rank] + f["/ranks/count"][rank]]
+    for it in range(49):  # the last iteration also holds what follows the solve (checks, report)
+        c = Counter(names[x] for x in e[e["iteration"] == it]["call"])
+        want = {"MPI_Irecv": 11, "MPI_Send": 11, "MPI_Wait": 11, "MPI_Allreduce": 3, "MPI_Pcontrol": 1, "completion": 11}
+        got = {k: c[k] for k in want}
+        assert got == want, (rank, it, dict(c))
+    sends = e[e["call"] == names.index("MPI_Send")]
+    assert (sends["peer"] == 1 - rank).all() and (sends["tag"] == 99).all()
+PY
+"$RIPPLE_BIN" trace info hpcg.h5 > hpcg_info.txt && grep -q "50 iterations seen" hpcg_info.txt && pass "trace info shows hpcg's 50 iterations" || fail "hpcg trace info"
+
 # Bad input: clear message, non-zero exit, no crash.
 set +e
 "$RIPPLE_BIN" trace --bogus -- true > /dev/null 2>&1; rc=$?
