@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,38 +40,50 @@ thread_local int t_depth = 0;  // > 0 inside a recorded call: MPI's own MPI call
 
 double now() { return PMPI_Wtime() - g_state->t0; }
 
-// Appends the buffer to the spool with write(2); on failure the events count as lost.
-void flush_locked() {
-  State& s = *g_state;
-  const char* p = reinterpret_cast<const char*>(s.buffer.data());
-  std::size_t left = s.used * sizeof(Event);
-  while (left > 0 && s.spool_fd >= 0) {
-    const ssize_t n = ::write(s.spool_fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (left > 0) {
-    s.lost += static_cast<std::int64_t>(left / sizeof(Event));
-    s.spool_failed = true;
-  }
-  s.spooled += static_cast<std::int64_t>(s.used) - static_cast<std::int64_t>(left / sizeof(Event));
-  s.used = 0;
-  s.last_flush = now();
-}
-
 void lock(State& s) {
   while (s.lock.test_and_set(std::memory_order_acquire)) {
   }
 }
 void unlock(State& s) { s.lock.clear(std::memory_order_release); }
 
+// Double buffering: under the spin lock the full buffer is swapped for the empty spare, then written
+// to the spool with write(2) outside it, so application threads keep recording meanwhile. One
+// writer at a time (write_mutex). On a failed write the events count as lost.
+void flush() {
+  State& s = *g_state;
+  std::lock_guard<std::mutex> writer(s.write_mutex);
+  lock(s);
+  std::swap(s.buffer, s.spare);
+  const std::size_t n = s.used;
+  s.used = 0;
+  unlock(s);
+  const char* p = reinterpret_cast<const char*>(s.spare.data());
+  std::size_t left = n * sizeof(Event);
+  while (left > 0 && s.spool_fd >= 0) {
+    const ssize_t w = ::write(s.spool_fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+  const auto unwritten = static_cast<std::int64_t>(left / sizeof(Event));
+  lock(s);
+  s.lost += unwritten;
+  s.spool_failed = s.spool_failed || unwritten > 0;
+  s.spooled += static_cast<std::int64_t>(n) - unwritten;
+  s.last_flush = now();
+  unlock(s);
+}
+
 // Uncontended, the lock costs one atomic exchange; it orders application threads and the flusher.
 void commit(const Event& e) {
   State& s = *g_state;
   lock(s);
-  if (s.used == s.buffer.size()) flush_locked();
+  while (s.used == s.buffer.size()) {  // full: spool it (rare; bounded memory)
+    unlock(s);
+    flush();
+    lock(s);
+  }
   s.buffer[s.used++] = e;
   unlock(s);
 }
@@ -80,13 +93,7 @@ void commit(const Event& e) {
 void flusher_loop(State* s) {
   while (!s->stop_flusher.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.1, s->flush_seconds / 4)));
-    if (now() - s->last_flush < s->flush_seconds) continue;
-    lock(*s);
-    if (s->used > 0)
-      flush_locked();
-    else
-      s->last_flush = now();
-    unlock(*s);
+    if (now() - s->last_flush >= s->flush_seconds) flush();
   }
 }
 
@@ -108,7 +115,10 @@ void start(Call init_call) {
   s->output = env_or("RIPPLE_TRACE_OUTPUT", "ripple-trace.h5");
   const double mib = std::atof(env_or("RIPPLE_TRACE_BUFFER_MIB", "64").c_str());
   s->flush_seconds = std::atof(env_or("RIPPLE_TRACE_FLUSH_SECONDS", "1").c_str());
-  s->buffer.resize(std::max<std::size_t>(1024, static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event))));
+  // Two halves of the memory bound: one records while the other is written to the spool.
+  const auto half = std::max<std::size_t>(1024, static_cast<std::size_t>(mib * 1048576.0 / 2 / sizeof(Event)));
+  s->buffer.resize(half);
+  s->spare.resize(half);
 
   // Which world ranks share this node.
   MPI_Comm node = MPI_COMM_NULL;
@@ -192,9 +202,7 @@ void start(Call init_call) {
 
 void abort_flush() {
   if (g_state == nullptr || !g_state->active) return;
-  lock(*g_state);
-  flush_locked();
-  unlock(*g_state);
+  flush();
 }
 
 namespace detail {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,7 +45,8 @@ struct State {
   std::string output, spool_dir, spool_path;
   int spool_fd = -1;
   bool spool_failed = false;
-  std::vector<Event> buffer;
+  std::vector<Event> buffer, spare;  // recording, and being written to the spool
+  std::mutex write_mutex;
   std::size_t used = 0;
   std::int64_t spooled = 0;  // events written to the spool
   std::int64_t lost = 0;

@@ -187,16 +187,20 @@ void write(State& s) {
   for (std::int64_t r = 0; r < rounds; ++r) {
     const std::int64_t n = std::min<std::int64_t>(kRound, total - done);
     chunk.resize(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-    for (std::int64_t k = 0; k < n; ++k) {
-      const std::int64_t at = done + k;
-      if (at < s.spooled) {
-        if (fd < 0 || ::read(fd, &chunk[static_cast<std::size_t>(k)], sizeof(Event)) != static_cast<ssize_t>(sizeof(Event)))
-          chunk[static_cast<std::size_t>(k)] = Event{};  // unreadable spool: an empty record, counted below
-      } else {
-        chunk[static_cast<std::size_t>(k)] = s.buffer[static_cast<std::size_t>(at - s.spooled)];
-      }
-      to_global(chunk[static_cast<std::size_t>(k)]);
+    // The spooled part in one read, then what is still in the buffer.
+    const std::int64_t from_spool = std::clamp<std::int64_t>(s.spooled - done, 0, n);
+    std::size_t got = 0;
+    const std::size_t want = static_cast<std::size_t>(from_spool) * sizeof(Event);
+    while (fd >= 0 && got < want) {
+      const ssize_t bytes = ::read(fd, reinterpret_cast<char*>(chunk.data()) + got, want - got);
+      if (bytes <= 0) break;
+      got += static_cast<std::size_t>(bytes);
     }
+    for (std::int64_t k = static_cast<std::int64_t>(got / sizeof(Event)); k < from_spool; ++k)
+      chunk[static_cast<std::size_t>(k)] = Event{};  // an unreadable spool leaves empty records
+    for (std::int64_t k = from_spool; k < n; ++k)
+      chunk[static_cast<std::size_t>(k)] = s.buffer[static_cast<std::size_t>(done + k - s.spooled)];
+    for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
     H5Id fs(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
     const hsize_t start = static_cast<hsize_t>(offset + done), count = static_cast<hsize_t>(std::max<std::int64_t>(n, 0));
     if (count == 0)
