@@ -13,28 +13,6 @@
 namespace ripple::analysis {
 namespace {
 
-std::string string_attribute(hid_t obj, const char* name, const std::string& path) {
-  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing: not a ripple trace", path, name));
-  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
-  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
-  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0)
-    throw InputError(fmt::format("{}: attribute '{}' is not a fixed-length string", path, name));
-  std::string v(H5Tget_size(type.get()), '\0');
-  RIPPLE_H5_CHECK(H5Aread(attr.get(), type.get(), v.data()));
-  while (!v.empty() && v.back() == '\0') v.pop_back();
-  return v;
-}
-
-std::int64_t int_attribute(hid_t obj, const char* name, const std::string& path) {
-  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing", path, name));
-  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
-  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
-  if (H5Tget_class(type.get()) != H5T_INTEGER) throw InputError(fmt::format("{}: attribute '{}' is not an integer", path, name));
-  std::int64_t v = 0;
-  RIPPLE_H5_CHECK(H5Aread(attr.get(), H5T_NATIVE_INT64, &v));
-  return v;
-}
-
 // A 1-D dataset's length, after checking it exists and is 1-D.
 hsize_t length_of(hid_t file, const char* name, const std::string& path) {
   if (H5Lexists(file, "/ranks", H5P_DEFAULT) <= 0 && std::strncmp(name, "/ranks/", 7) == 0)
@@ -68,13 +46,13 @@ TraceReader::TraceReader(const std::string& path) {
     throw InputError(fmt::format("{}: not an HDF5 file (missing, truncated or corrupted)", path));
   H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path));
-  if (string_attribute(file.get(), "schema", path) != sc::kSchema)
+  if (read_string_attribute(file.get(), "schema", path) != sc::kSchema)
     throw InputError(fmt::format("{}: not a {} file", path, sc::kSchema));
-  const std::int64_t version = int_attribute(file.get(), "schema_version", path);
+  const std::int64_t version = read_int_attribute(file.get(), "schema_version", path);
   if (version != sc::kVersion)
     throw InputError(fmt::format("{}: schema_version {} but this reader knows {}", path, version, sc::kVersion));
-  sources_ = string_attribute(file.get(), sc::kSourcesAttr, path);
-  std::stringstream names(string_attribute(file.get(), "call_names", path));
+  sources_ = read_string_attribute(file.get(), sc::kSourcesAttr, path);
+  std::stringstream names(read_string_attribute(file.get(), "call_names", path));
   for (std::string line; std::getline(names, line);) call_names_.push_back(line);
 
   const hsize_t ranks = length_of(file.get(), sc::kRankCount, path);

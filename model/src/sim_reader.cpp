@@ -10,29 +10,6 @@
 namespace ripple::model {
 namespace {
 
-std::string read_string_attribute(hid_t obj, const char* name, const std::string& path) {
-  if (H5Aexists(obj, name) <= 0)
-    throw InputError(fmt::format("{}: attribute '{}' is missing: not a ripple-sim file", path, name));
-  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
-  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
-  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0)
-    throw InputError(fmt::format("{}: attribute '{}' is not a fixed-length string", path, name));
-  std::string value(H5Tget_size(type.get()), '\0');
-  RIPPLE_H5_CHECK(H5Aread(attr.get(), type.get(), value.data()));
-  while (!value.empty() && value.back() == '\0') value.pop_back();
-  return value;
-}
-
-std::int64_t read_int_attribute(hid_t obj, const char* name, const std::string& path) {
-  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing", path, name));
-  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
-  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
-  if (H5Tget_class(type.get()) != H5T_INTEGER) throw InputError(fmt::format("{}: attribute '{}' is not an integer", path, name));
-  std::int64_t v = 0;
-  RIPPLE_H5_CHECK(H5Aread(attr.get(), H5T_NATIVE_INT64, &v));
-  return v;
-}
-
 // Opens a float64 dataset and checks its shape.
 H5Id open_checked(hid_t file, const char* name, const std::vector<hsize_t>& shape, const std::string& path) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) throw InputError(fmt::format("{}: dataset {} is missing", path, name));

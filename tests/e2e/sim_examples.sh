@@ -17,6 +17,6 @@ if run_np 2 sim big_config.toml --quiet && h5dump -a /config big_config.h5 > big
 else
   fail "large configuration attribute"
 fi
-"$RIPPLE_BIN" --help | grep -q sim || fail "ripple --help lists no sim"
-"$RIPPLE_BIN" sim --help | grep -q -- --summary || fail "ripple sim --help lacks --summary"
+"$RIPPLE_BIN" --help > help.txt && grep -q sim help.txt || fail "ripple --help lists no sim"
+"$RIPPLE_BIN" sim --help > sim_help.txt && grep -q -- --summary sim_help.txt || fail "ripple sim --help lacks --summary"
 finish

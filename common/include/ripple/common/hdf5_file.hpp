@@ -59,6 +59,11 @@ void write_attribute(hid_t obj, const std::string& name, const std::string& valu
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
 
+// Attributes of files Ripple did not necessarily write: an InputError naming `path` when the
+// attribute is missing or of another type. Strings may be fixed- or variable-length.
+std::string read_string_attribute(hid_t obj, const char* name, const std::string& path);
+std::int64_t read_int_attribute(hid_t obj, const char* name, const std::string& path);
+
 // A contiguous float64 dataset of the given shape.
 H5Id create_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& shape);
 
