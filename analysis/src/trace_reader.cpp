@@ -72,6 +72,8 @@ TraceReader::TraceReader(const std::string& path) {
   // Read into our own memory layout by field name: a file with a missing field is rejected.
   H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), sc::kEvents, H5P_DEFAULT)));
   H5Id ftype(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  if (n > 0 && H5Dget_storage_size(ds.get()) < n * H5Tget_size(ftype.get()))
+    throw InputError(fmt::format("{}: /events claims {} events but stores fewer bytes (truncated or corrupted)", path, n));
   if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: /events is not a table", path));
   H5Id mtype(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(trace::Event))));
   for (const auto& f : sc::kFields) {

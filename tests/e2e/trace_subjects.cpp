@@ -49,6 +49,37 @@ int split(int rank) {
   return 0;
 }
 
+// A receive pending on a communicator freed before the wait; then waits on MPI_REQUEST_NULL, which
+// complete nothing.
+int freed(int rank) {
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  int v = rank;
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (rank == 0) MPI_Irecv(&v, 1, MPI_INT, 1, 5, dup, &r);
+  if (rank == 1) MPI_Send(&v, 1, MPI_INT, 0, 5, dup);
+  MPI_Comm_free(&dup);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_Request none = MPI_REQUEST_NULL;
+  MPI_Wait(&none, MPI_STATUS_IGNORE);
+  return 0;
+}
+
+// Intercommunicator between the even and the odd world ranks: peers are remote-group ranks.
+int inter(int rank) {
+  MPI_Comm half, bridge;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 3, &bridge);
+  int local = 0;
+  MPI_Comm_rank(half, &local);
+  double v = rank;
+  if (local == 0 && rank % 2 == 0) MPI_Send(&v, 1, MPI_DOUBLE, 0, 4, bridge);  // to remote rank 0: world 1
+  if (local == 0 && rank % 2 == 1) MPI_Recv(&v, 1, MPI_DOUBLE, 0, 4, bridge, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&bridge);
+  MPI_Comm_free(&half);
+  return 0;
+}
+
 int threads(int rank, int size, int n) {
   const int partner = rank ^ 1;
   if (partner >= size) return 0;
@@ -82,6 +113,10 @@ int main(int argc, char** argv) {
     rc = anysource(rank, size);
   else if (std::strcmp(mode, "split") == 0)
     rc = split(rank);
+  else if (std::strcmp(mode, "freed") == 0)
+    rc = freed(rank);
+  else if (std::strcmp(mode, "inter") == 0)
+    rc = inter(rank);
   else if (std::strcmp(mode, "threads") == 0) {
     if (provided < MPI_THREAD_MULTIPLE) {
       if (rank == 0) std::fprintf(stderr, "MPI_THREAD_MULTIPLE not provided\n");

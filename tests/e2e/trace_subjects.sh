@@ -36,6 +36,32 @@ assert sorted((int(e["rank"]), int(e["peer"])) for e in recvs) == [(0, 2), (1, 3
 assert (sends["comm"] > 0).all()
 PY
 
+traced 2 freed.h5 freed > freed.txt 2>&1 || fail "freed-communicator run: $(cat freed.txt)"
+/usr/bin/python3 - freed.h5 <<'PY' && pass "a request outliving its communicator completes with the right peer; MPI_REQUEST_NULL completes nothing" || fail "freed trace"
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+r0 = ev[f["/ranks/offset"][0]:f["/ranks/offset"][0] + f["/ranks/count"][0]]
+done = r0[r0["call"] == names.index("completion")]
+assert len(done) == 1 and done["peer"][0] == 1 and done["tag"][0] == 5, done
+assert (r0["call"] == names.index("MPI_Wait")).sum() == 2
+PY
+
+traced 4 inter.h5 inter > inter.txt 2>&1 || fail "intercommunicator run: $(cat inter.txt)"
+/usr/bin/python3 - inter.h5 <<'PY' && pass "intercommunicator peers translated through the remote group" || fail "inter trace"
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+s = ev[ev["call"] == names.index("MPI_Send")]
+r = ev[ev["call"] == names.index("MPI_Recv")]
+assert [(int(e["rank"]), int(e["peer"])) for e in s] == [(0, 1)], s[["rank", "peer"]]
+assert [(int(e["rank"]), int(e["peer"])) for e in r] == [(1, 0)], r[["rank", "peer"]]
+PY
+
 traced 2 threads.h5 threads 2000 > threads.txt 2>&1
 rc=$?
 if [ "$rc" -eq 3 ]; then

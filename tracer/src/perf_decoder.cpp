@@ -57,7 +57,7 @@ DrainResult drain_ring(const std::uint8_t* data, std::uint64_t size, std::uint64
   while (head - tail >= sizeof(perf_event_header)) {
     perf_event_header h{};
     ring_copy(data, size, tail, &h, sizeof h);
-    if (h.size < sizeof h || h.size > head - tail) {
+    if (h.size < sizeof h || h.size > head - tail || h.size > size) {
       result.corrupt = true;
       break;
     }

@@ -66,7 +66,13 @@ void flush() {
     p += w;
     left -= static_cast<std::size_t>(w);
   }
-  const auto unwritten = static_cast<std::int64_t>(left / sizeof(Event));
+  const std::size_t partial = (n * sizeof(Event) - left) % sizeof(Event);
+  if (partial != 0 && s.spool_fd >= 0) {
+    // A record cut off mid-write would misalign every later one: drop it from the file.
+    const off_t at = ::lseek(s.spool_fd, -static_cast<off_t>(partial), SEEK_CUR);
+    if (at >= 0 && ::ftruncate(s.spool_fd, at) != 0) s.spool_failed = true;
+  }
+  const auto unwritten = static_cast<std::int64_t>((left + partial) / sizeof(Event));
   lock(s);
   s.lost += unwritten;
   s.spool_failed = s.spool_failed || unwritten > 0;
@@ -136,12 +142,20 @@ void start(Call init_call) {
   PMPI_Group_free(&node_group);
   PMPI_Comm_free(&node);
 
-  s->comms.push_back({MPI_COMM_WORLD, 0, {}});  // identity mapping
+  s->comms.push_back(CommEntry{MPI_COMM_WORLD, 0, {}});  // identity mapping
   g_state = s;
 
   // The spool: one file per rank in <output>.spool/, with a header, then raw events.
   s->spool_dir = s->output + ".spool";
-  if (s->rank == 0) ::mkdir(s->spool_dir.c_str(), 0755);
+  if (s->rank == 0) {
+    ::mkdir(s->spool_dir.c_str(), 0755);
+    // Spools of an earlier run under the same name would mix with ours in `recover`.
+    for (int r = 0;; ++r) {
+      char stale[64];
+      std::snprintf(stale, sizeof stale, "/rank-%06d.bin", r);
+      if (::unlink((s->spool_dir + stale).c_str()) != 0 && r >= s->ranks) break;
+    }
+  }
   PMPI_Barrier(MPI_COMM_WORLD);
   char name[64];
   std::snprintf(name, sizeof name, "/rank-%06d.bin", s->rank);
@@ -160,6 +174,7 @@ void start(Call init_call) {
 
   // The tracer clock: events carry MPI_Wtime less this rank's t0; the writer maps them onto rank 0's
   // clock through the offsets measured now and at MPI_Finalize (docs/trace-format.md).
+  PMPI_Comm_dup(MPI_COMM_WORLD, &s->sync_comm);  // ping-pongs never match the application's receives
   s->sync_start = detail::measure_offset(s->rank, s->ranks);
   PMPI_Barrier(MPI_COMM_WORLD);
   s->t0 = PMPI_Wtime();
@@ -179,6 +194,10 @@ void start(Call init_call) {
   s->last_flush = 0;
   s->active = true;
   s->flusher = std::thread(flusher_loop, s);
+  // A program that ends without MPI_Finalize still leaves its buffer in the spool.
+  std::atexit([] {
+    if (g_state != nullptr && g_state->active) flush();
+  });
   // Counters: RIPPLE_PAPI_EVENTS (comma-separated) or what the CXL model needs. A missing one is
   // recorded with its reason and reported in one line by rank 0; the run goes on.
   const char* list = std::getenv("RIPPLE_PAPI_EVENTS");
@@ -206,6 +225,8 @@ void abort_flush() {
 }
 
 namespace detail {
+void flush_all() { flush(); }
+
 void sample_counters(State& s) {
   if (s.counters.size() == 0) return;
   const std::size_t n = s.counters.size();
@@ -234,32 +255,53 @@ void set_iteration(int iteration) {
   if (g_state != nullptr) g_state->iteration.store(iteration, std::memory_order_relaxed);
 }
 
+namespace {
+void comm_lock(State& s) {
+  while (s.comm_lock.test_and_set(std::memory_order_acquire)) {
+  }
+}
+void comm_unlock(State& s) { s.comm_lock.clear(std::memory_order_release); }
+
+// The world ranks of comm's ranks (of the remote group for an intercommunicator). MPI calls only.
+std::vector<int> world_ranks_of(MPI_Comm comm) {
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  MPI_Group group, world;
+  if (inter != 0)
+    PMPI_Comm_remote_group(comm, &group);
+  else
+    PMPI_Comm_group(comm, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  int size = 0;
+  PMPI_Group_size(group, &size);
+  std::vector<int> local(static_cast<std::size_t>(size)), out(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) local[static_cast<std::size_t>(r)] = r;
+  PMPI_Group_translate_ranks(group, size, local.data(), world, out.data());
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  return out;
+}
+}  // namespace
+
 void register_comm(MPI_Comm comm) {
   if (g_state == nullptr || comm == MPI_COMM_NULL) return;
   State& s = *g_state;
-  CommEntry entry{comm, s.next_comm_id++, {}};
-  int size = 0;
-  PMPI_Comm_size(comm, &size);
-  MPI_Group group, world;
-  PMPI_Comm_group(comm, &group);
-  PMPI_Comm_group(MPI_COMM_WORLD, &world);
-  std::vector<int> local(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) local[static_cast<std::size_t>(r)] = r;
-  entry.world.resize(static_cast<std::size_t>(size));
-  PMPI_Group_translate_ranks(group, size, local.data(), world, entry.world.data());
-  PMPI_Group_free(&group);
-  PMPI_Group_free(&world);
-  s.comms.push_back(std::move(entry));
+  std::vector<int> world = world_ranks_of(comm);  // outside the lock: MPI calls
+  comm_lock(s);
+  s.comms.push_back(CommEntry{comm, static_cast<int>(s.comms.size()), std::move(world)});
+  comm_unlock(s);
 }
 
 void forget_comm(MPI_Comm comm) {
   if (g_state == nullptr) return;
-  auto& comms = g_state->comms;
-  for (std::size_t k = 1; k < comms.size(); ++k)
-    if (comms[k].comm == comm) {
-      comms.erase(comms.begin() + static_cast<std::ptrdiff_t>(k));
-      return;
+  State& s = *g_state;
+  comm_lock(s);
+  for (std::size_t k = s.comms.size(); k-- > 1;)
+    if (s.comms[k].comm == comm) {
+      s.comms[k].comm = MPI_COMM_NULL;  // the handle may be reused; the entry stays for pending requests
+      break;
     }
+  comm_unlock(s);
 }
 
 namespace detail {
@@ -271,13 +313,13 @@ OffsetSample measure_offset(int rank, int ranks) {
     for (int k = 0; k < kRounds; ++k) {
       if (rank == 0) {
         double ping = 0;
-        PMPI_Recv(&ping, 1, MPI_DOUBLE, r, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        PMPI_Recv(&ping, 1, MPI_DOUBLE, r, kTag, g_state->sync_comm, MPI_STATUS_IGNORE);
         const double stamp = PMPI_Wtime();
-        PMPI_Send(&stamp, 1, MPI_DOUBLE, r, kTag, MPI_COMM_WORLD);
+        PMPI_Send(&stamp, 1, MPI_DOUBLE, r, kTag, g_state->sync_comm);
       } else if (rank == r) {
         PingPong p{PMPI_Wtime(), 0, 0};
-        PMPI_Send(&p.sent, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD);
-        PMPI_Recv(&p.remote, 1, MPI_DOUBLE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        PMPI_Send(&p.sent, 1, MPI_DOUBLE, 0, kTag, g_state->sync_comm);
+        PMPI_Recv(&p.remote, 1, MPI_DOUBLE, 0, kTag, g_state->sync_comm, MPI_STATUS_IGNORE);
         p.received = PMPI_Wtime();
         samples.push_back(p);
       }
@@ -291,12 +333,34 @@ OffsetSample measure_offset(int rank, int ranks) {
   return estimate_offset(samples);
 }
 
-const CommEntry* find_comm(MPI_Comm comm) {
-  for (const CommEntry& c : g_state->comms)
-    if (c.comm == comm) return &c;
+int comm_id(MPI_Comm comm) {
+  State& s = *g_state;
+  comm_lock(s);
+  for (std::size_t k = s.comms.size(); k-- > 0;)
+    if (s.comms[k].comm == comm) {
+      comm_unlock(s);
+      return static_cast<int>(k);
+    }
+  comm_unlock(s);
   register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare)
-  return &g_state->comms.back();
+  return comm_id(comm);
 }
+
+int world_rank(int id, int rank) {
+  State& s = *g_state;
+  comm_lock(s);
+  int world = -1;
+  if (id >= 0 && static_cast<std::size_t>(id) < s.comms.size()) {
+    const auto& w = s.comms[static_cast<std::size_t>(id)].world;
+    if (w.empty())
+      world = rank >= 0 && rank < s.ranks ? rank : -1;
+    else if (rank >= 0 && static_cast<std::size_t>(rank) < w.size())
+      world = w[static_cast<std::size_t>(rank)];
+  }
+  comm_unlock(s);
+  return world == MPI_UNDEFINED ? -1 : world;
+}
+
 }  // namespace detail
 
 Scope::Scope(Call call, const void* call_site) {
@@ -315,6 +379,7 @@ namespace {
 thread_local std::vector<Event> t_completions(64);
 thread_local std::vector<MPI_Status> t_statuses(64);
 thread_local std::vector<MPI_Request> t_handles(64);
+thread_local std::vector<detail::RequestInfo> t_infos(64);  // what the handles meant before the call
 }  // namespace
 
 Scope::~Scope() {
@@ -341,13 +406,26 @@ MPI_Status* Scope::statuses(MPI_Status* s, int count) {
   return t_statuses.data();
 }
 
+// Resolves the requests before MPI completes (and may free and reuse) their handles.
 void Scope::snapshot(const MPI_Request* requests, int count) {
   if (!recording_ || count <= 0) return;
-  if (t_handles.size() < static_cast<std::size_t>(count)) t_handles.resize(static_cast<std::size_t>(count));
-  for (int k = 0; k < count; ++k) t_handles[static_cast<std::size_t>(k)] = requests[k];
+  if (t_handles.size() < static_cast<std::size_t>(count)) {
+    t_handles.resize(static_cast<std::size_t>(count));
+    t_infos.resize(static_cast<std::size_t>(count));
+  }
+  State& s = *g_state;
+  lock(s);
+  for (int k = 0; k < count; ++k) {
+    t_handles[static_cast<std::size_t>(k)] = requests[k];
+    const detail::RequestInfo* info =
+        requests[k] == MPI_REQUEST_NULL ? nullptr : s.requests.find(reinterpret_cast<std::uintptr_t>(requests[k]));
+    t_infos[static_cast<std::size_t>(k)] = info != nullptr ? *info : detail::RequestInfo{};
+  }
+  unlock(s);
 }
 
 void Scope::completion(int index, const MPI_Status* status) {
+  if (t_handles[static_cast<std::size_t>(index)] == MPI_REQUEST_NULL) return;  // nothing was pending
   if (static_cast<std::size_t>(pending_) >= t_completions.size()) t_completions.resize(t_completions.size() * 2);
   Event& c = t_completions[static_cast<std::size_t>(pending_++)];
   c = Event{};
@@ -358,23 +436,23 @@ void Scope::completion(int index, const MPI_Status* status) {
   c.count = index;
   State& s = *g_state;
   const auto handle = reinterpret_cast<std::uintptr_t>(t_handles[static_cast<std::size_t>(index)]);
-  lock(s);
-  const detail::RequestInfo* info = s.requests.find(handle);
-  detail::RequestInfo copy = info != nullptr ? *info : detail::RequestInfo{};
-  if (info != nullptr && !info->persistent) s.requests.erase(handle);
-  unlock(s);
+  const detail::RequestInfo copy = t_infos[static_cast<std::size_t>(index)];
+  if (copy.id >= 0 && !copy.persistent) {
+    lock(s);
+    s.requests.erase_if(handle, copy.id);
+    unlock(s);
+  }
   c.request = copy.id;
   if (copy.receive && status != nullptr) {
     int bytes = 0;
     PMPI_Get_count(status, MPI_BYTE, &bytes);
     c.bytes = bytes;
     c.tag = status->MPI_TAG;
-    if (copy.comm != MPI_COMM_NULL && status->MPI_SOURCE >= 0) {
-      const detail::CommEntry* entry = detail::find_comm(copy.comm);
-      const int world = entry->world.empty() ? status->MPI_SOURCE : entry->world[static_cast<std::size_t>(status->MPI_SOURCE)];
-      c.peer = world;
-      c.same_node = world >= 0 && world < s.ranks && s.on_node[static_cast<std::size_t>(world)] ? 1 : 0;
-    }
+    if (status->MPI_SOURCE == MPI_PROC_NULL)
+      c.peer = -3;
+    else if (copy.comm >= 0 && status->MPI_SOURCE >= 0)
+      c.peer = detail::world_rank(copy.comm, status->MPI_SOURCE);
+    c.same_node = c.peer >= 0 && c.peer < s.ranks && s.on_node[static_cast<std::size_t>(c.peer)] ? 1 : 0;
   }
 }
 
@@ -424,10 +502,7 @@ void Scope::buffer(const void* buf, int count, MPI_Datatype type) {
 
 void Scope::count(int n) { event_.count = n; }
 
-void Scope::comm(MPI_Comm c) {
-  comm_ = c;
-  event_.comm = c == MPI_COMM_NULL ? -1 : detail::find_comm(c)->id;
-}
+void Scope::comm(MPI_Comm c) { event_.comm = c == MPI_COMM_NULL ? -1 : detail::comm_id(c); }
 
 void Scope::peer(int rank, MPI_Comm c) {
   if (rank == MPI_ANY_SOURCE) {
@@ -438,8 +513,7 @@ void Scope::peer(int rank, MPI_Comm c) {
     event_.peer = -3;
     return;
   }
-  const CommEntry* entry = detail::find_comm(c);
-  const int world = entry->world.empty() ? rank : entry->world[static_cast<std::size_t>(rank)];
+  const int world = detail::world_rank(event_.comm >= 0 ? event_.comm : detail::comm_id(c), rank);
   event_.peer = world;
   event_.same_node = world >= 0 && world < g_state->ranks && g_state->on_node[static_cast<std::size_t>(world)] ? 1 : 0;
 }
@@ -456,7 +530,7 @@ void Scope::request(const MPI_Request* r) {
   info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Recv_init;
   lock(s);
   info.id = event_.request = s.next_request++;
-  info.comm = comm_;
+  info.comm = event_.comm;
   s.requests.insert(info);
   unlock(s);
 }

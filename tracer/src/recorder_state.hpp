@@ -16,10 +16,12 @@
 
 namespace ripple::trace::detail {
 
+// A communicator the tracer has seen; its id is its index in State::comms. Entries are never
+// removed (a freed communicator's handle is cleared), so requests can outlive their communicator.
 struct CommEntry {
   MPI_Comm comm;
   int id;
-  std::vector<int> world;  // world rank of each rank of comm; empty: the identity (MPI_COMM_WORLD)
+  std::vector<int> world;  // world rank of each (remote, for intercommunicators) rank; empty: identity
 };
 
 // Header of a per-rank spool file; events follow.
@@ -53,8 +55,10 @@ struct State {
   double t0 = 0, last_flush = 0, flush_seconds = 1;  // t0: this rank's MPI_Wtime at the start
   double t0_root = 0;                                // rank 0's t0 on rank 0's clock
   OffsetSample sync_start, sync_end;                 // this rank's clock against rank 0's
+  MPI_Comm sync_comm = MPI_COMM_NULL;                // private to the clock ping-pongs
   std::atomic<int> iteration{-1};
-  std::vector<CommEntry> comms;
+  std::vector<CommEntry> comms;  // guarded by comm_lock
+  std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
   int next_comm_id = 1;
   std::vector<char> on_node;  // per world rank
   std::int64_t next_request = 0;
@@ -71,8 +75,12 @@ struct State {
 extern State* g_state;
 // Ping-pongs with rank 0 on MPI_COMM_WORLD (PMPI, collective): this rank's offset to rank 0.
 OffsetSample measure_offset(int rank, int ranks);
-const CommEntry* find_comm(MPI_Comm comm);
+// The id of comm, registering it if the tracer has not seen it (made by an unwrapped call).
+int comm_id(MPI_Comm comm);
+// World rank of `rank` in communicator `id` (bounds-checked): -1 if out of range.
+int world_rank(int id, int rank);
 void stop_flusher(State& s);
+void flush_all();  // spools everything buffered
 void sample_counters(State& s);
 
 }  // namespace ripple::trace::detail

@@ -37,7 +37,7 @@ RankSpool read_spool(const fs::path& path) {
   if (s.header.version != 1 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
     throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads version 1 with {}", path.string(),
                                  s.header.version, s.header.event_size, sizeof(Event)));
-  if (s.header.ranks <= 0 || s.header.rank < 0 || s.header.rank >= s.header.ranks)
+  if (s.header.ranks <= 0 || s.header.ranks > (1 << 24) || s.header.rank < 0 || s.header.rank >= s.header.ranks)
     throw InputError(fmt::format("{}: rank {} of {} in the header is impossible", path.string(), s.header.rank, s.header.ranks));
   Event e;
   while (in.read(reinterpret_cast<char*>(&e), sizeof e)) s.events.push_back(e);

@@ -11,7 +11,7 @@ namespace ripple::trace::detail {
 struct RequestInfo {
   std::uintptr_t handle = 0;  // 0: empty slot
   std::int64_t id = -1;
-  MPI_Comm comm = MPI_COMM_NULL;
+  int comm = -1;  // communicator id
   bool receive = false;
   bool persistent = false;
 };
@@ -23,6 +23,11 @@ public:
   bool insert(const RequestInfo& info);
   [[nodiscard]] const RequestInfo* find(std::uintptr_t handle) const;
   void erase(std::uintptr_t handle);
+  // Erases only if the handle still maps to request `id` (another thread may have reused it).
+  void erase_if(std::uintptr_t handle, std::int64_t id) {
+    const RequestInfo* r = find(handle);
+    if (r != nullptr && r->id == id) erase(handle);
+  }
   [[nodiscard]] std::int64_t untracked() const { return untracked_; }
 
 private:

@@ -156,6 +156,9 @@ int trace_main(int argc, char** argv) {
   } catch (const Error& e) {
     std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return e.exit_code();
+  } catch (const std::exception& e) {  // e.g. sizes in a damaged file that exhaust memory
+    std::fprintf(stderr, "ripple: error: %s\n", e.what());
+    return 1;
   }
 }
 

@@ -59,6 +59,15 @@ void write_double_per_rank(const ParallelH5File& f, const char* name, double v, 
   write_per_rank(f, name, H5T_NATIVE_DOUBLE, &v, rank, ranks);
 }
 
+// Attribute values must be identical on every rank: rank 0's version of a per-rank string.
+std::string rank0_string(std::string v) {
+  int n = static_cast<int>(v.size());
+  PMPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  v.resize(static_cast<std::size_t>(n));
+  PMPI_Bcast(v.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return v;
+}
+
 std::string json_escape(const std::string& v) {
   std::string out;
   for (const char c : v) {
@@ -97,8 +106,8 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
     names += (names.empty() ? "" : "\n") + c.name;
     status += (status.empty() ? "" : "\n") + c.name + ": " + (c.active ? "active via " : "unavailable: ") + c.how;
   }
-  write_attribute(group.get(), "events", names);
-  write_attribute(group.get(), "status", status);
+  write_attribute(group.get(), "events", rank0_string(names));
+  write_attribute(group.get(), "status", rank0_string(status));
   std::vector<double> time(s.sample_time);
   for (double& t : time) t = clock.to_global(t + s.t0) - s.t0_root;
   std::vector<std::int32_t> rank(static_cast<std::size_t>(rows), s.rank);
@@ -150,7 +159,7 @@ void write(State& s) {
   write_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
   write_attribute(file.id(), "events", all);
   write_attribute(file.id(), "lost_events", lost_all);
-  write_attribute(file.id(), sc::kSourcesAttr, sources_json(s));
+  write_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_json(s)));
   write_attribute(file.id(), sc::kClockAttr,
                   std::string("seconds since rank 0's start, on rank 0's MPI_Wtime clock: each rank's offset to rank 0 "
                               "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "
@@ -233,6 +242,8 @@ void stop() {
     s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
     detail::stop_flusher(*s);
     s->sync_end = detail::measure_offset(s->rank, s->ranks);
+    PMPI_Comm_free(&s->sync_comm);
+    detail::flush_all();  // everything to the spool first: if the HDF5 write fails, nothing is lost
     if (s->spool_fd >= 0) ::close(s->spool_fd);
     s->spool_fd = -1;
     try {

@@ -56,7 +56,6 @@ private:
   Event event_;
   bool recording_ = false;
   int pending_ = 0;  // completion records waiting in the thread's scratch
-  MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
 }  // namespace ripple::trace
