@@ -228,21 +228,14 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   const std::uint64_t sum = checksum.global(comm);
 
   if (!o.common.output.empty()) {
-    ParallelH5File f;
-    run_collectively(comm, [&] { f = ParallelH5File::create(comm, o.common.output); });
-    abort_on_error(comm, [&] {
-      write_attribute(f.id(), "schema", std::string("ripple-heat2d"));
-      write_attribute(f.id(), "schema_version", std::int64_t{1});
+    proxy::write_result_file(comm, o.common.output, "ripple-heat2d", argc, argv, [&](const ParallelH5File& f) {
       write_attribute(f.id(), "iterations", std::int64_t{total});
-      write_provenance(f.id(), collect_provenance(comm, argc, argv));
       H5Id ds = create_dataset(f.id(), "/u", {static_cast<hsize_t>(l.gy), static_cast<hsize_t>(l.gx)});
       std::vector<double> interior;
       for (int j = 0; j < l.ny; ++j)
         interior.insert(interior.end(), u.begin() + (j + 1) * s + 1, u.begin() + (j + 1) * s + 1 + l.nx);
       write_block(f, ds.get(), {static_cast<hsize_t>(y0), static_cast<hsize_t>(x0)},
                   {static_cast<hsize_t>(l.ny), static_cast<hsize_t>(l.nx)}, interior.data());
-      ds.reset();
-      f.close();
     });
   }
 

@@ -136,19 +136,12 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   const double gflops = flops(*a, iterations) / seconds / 1e9;
 
   if (!o.common.output.empty()) {
-    ParallelH5File f;
-    run_collectively(comm, [&] { f = ParallelH5File::create(comm, o.common.output); });
-    abort_on_error(comm, [&] {
-      write_attribute(f.id(), "schema", std::string("ripple-hpcg"));
-      write_attribute(f.id(), "schema_version", std::int64_t{1});
-      write_provenance(f.id(), collect_provenance(comm, argc, argv));
+    proxy::write_result_file(comm, o.common.output, "ripple-hpcg", argc, argv, [&](const ParallelH5File& f) {
       H5Id ds = create_dataset(f.id(), "/x", {static_cast<hsize_t>(a->total_rows)});
       // Local rows are a block of the global grid: write them plane by plane, row by row.
       std::vector<std::pair<std::int64_t, std::int64_t>> runs;
       for (std::int64_t i = 0; i < a->rows; i += geom.nx) runs.emplace_back(a->global_row[static_cast<std::size_t>(i)], geom.nx);
       write_runs(f, ds.get(), -1, runs, std::span<const double>(x.data(), static_cast<std::size_t>(a->rows)));
-      ds.reset();
-      f.close();
     });
   }
 

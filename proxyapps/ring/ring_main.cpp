@@ -161,19 +161,12 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   const std::uint64_t sum = checksum.global(comm);
   if (!o.common.output.empty()) {
     // The global result: every rank's pi share, or every rank's array a, in rank order.
-    ParallelH5File f;
-    run_collectively(comm, [&] { f = ParallelH5File::create(comm, o.common.output); });
-    abort_on_error(comm, [&] {
-      write_attribute(f.id(), "schema", std::string("ripple-ring"));
-      write_attribute(f.id(), "schema_version", std::int64_t{1});
+    proxy::write_result_file(comm, o.common.output, "ripple-ring", argc, argv, [&](const ParallelH5File& f) {
       write_attribute(f.id(), "kernel", o.kernel);
-      write_provenance(f.id(), collect_provenance(comm, argc, argv));
       const std::size_t per_rank = o.kernel == "pi" ? 1 : n;
       H5Id ds = create_dataset(f.id(), "/result", {static_cast<hsize_t>(ranks), static_cast<hsize_t>(per_rank)});
       write_block(f, ds.get(), {static_cast<hsize_t>(rank), 0}, {1, static_cast<hsize_t>(per_rank)},
                   o.kernel == "pi" ? &pi_part : a.data());
-      ds.reset();
-      f.close();
     });
   }
   proxy::write_summary(comm, o.common.json,

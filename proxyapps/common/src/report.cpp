@@ -7,6 +7,7 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/common/provenance.hpp"
 
 namespace ripple::proxy {
 namespace {
@@ -27,6 +28,19 @@ std::uint64_t Checksum::global(MPI_Comm comm) const {
   std::uint64_t total = sum_;  // unsigned addition wraps: the sum is order-independent
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm));
   return total;
+}
+
+void write_result_file(MPI_Comm comm, const std::string& path, const std::string& schema, int argc, char** argv,
+                       const std::function<void(const ParallelH5File&)>& write) {
+  ParallelH5File f;
+  run_collectively(comm, [&] { f = ParallelH5File::create(comm, path); });
+  abort_on_error(comm, [&] {
+    write_attribute(f.id(), "schema", schema);
+    write_attribute(f.id(), "schema_version", std::int64_t{1});
+    write_provenance(f.id(), collect_provenance(comm, argc, argv));
+    write(f);
+    f.close();
+  });
 }
 
 std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }

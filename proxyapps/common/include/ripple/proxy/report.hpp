@@ -3,10 +3,12 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ripple/common/hdf5_file.hpp"
 #include "ripple/proxy/iteration_loop.hpp"
 
 namespace ripple::proxy {
@@ -30,6 +32,12 @@ std::string hex(std::uint64_t v);
 // Collective.
 void write_summary(MPI_Comm comm, const std::string& path, const std::vector<std::pair<std::string, std::string>>& fields,
                    const IterationTimes& times);
+
+// Writes an app's final result: creates `path` collectively (a bad path is an agreed InputError),
+// stamps schema, schema_version 1 and provenance, runs `write` (an error there aborts the job, every
+// rank being inside collectives) and closes the file.
+void write_result_file(MPI_Comm comm, const std::string& path, const std::string& schema, int argc, char** argv,
+                       const std::function<void(const ParallelH5File&)>& write);
 
 // JSON helpers.
 std::string json_string(const std::string& s);
