@@ -8,6 +8,7 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
+#include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
 namespace ripple::analysis {
@@ -75,16 +76,10 @@ TraceReader::TraceReader(const std::string& path) {
   if (n > 0 && H5Dget_storage_size(ds.get()) < n * H5Tget_size(ftype.get()))
     throw InputError(fmt::format("{}: /events claims {} events but stores fewer bytes (truncated or corrupted)", path, n));
   if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: /events is not a table", path));
-  H5Id mtype(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(trace::Event))));
-  for (const auto& f : sc::kFields) {
+  for (const auto& f : sc::kFields)
     if (H5Tget_member_index(ftype.get(), f.name) < 0)
       throw InputError(fmt::format("{}: /events lacks the field '{}'", path, f.name));
-    const hid_t t = f.type == sc::Field::F64   ? H5T_NATIVE_DOUBLE
-                    : f.type == sc::Field::I64 ? H5T_NATIVE_INT64
-                    : f.type == sc::Field::U64 ? H5T_NATIVE_UINT64
-                                               : H5T_NATIVE_INT32;
-    RIPPLE_H5_CHECK(H5Tinsert(mtype.get(), f.name, f.offset, t));
-  }
+  H5Id mtype = trace::event_h5_type();
   events_.resize(n);
   if (n > 0 && H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, events_.data()) < 0)
     throw InputError(fmt::format("{}: cannot read /events (truncated or corrupted file?)", path));

@@ -14,6 +14,7 @@
 #include "recorder_state.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
+#include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
 namespace ripple::trace {
@@ -108,9 +109,7 @@ int recover(const std::string& input, const std::string& output) {
                               "built into this tracer yet\"}"));
   write_attribute(file.get(), sc::kClockAttr,
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
-  std::string names;
-  for (int c = 0; c < call_count(); ++c) names += std::string(c ? "\n" : "") + call_name(c);
-  write_attribute(file.get(), "call_names", names);
+  write_attribute(file.get(), "call_names", call_names_text());
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const auto write_vector = [&](const char* name, hid_t type, const void* data) {
     const hsize_t n = static_cast<hsize_t>(ranks);
@@ -122,13 +121,7 @@ int recover(const std::string& input, const std::string& output) {
   write_vector(sc::kRankCount, H5T_NATIVE_INT64, count.data());
   write_vector(sc::kRankLost, H5T_NATIVE_INT64, lost.data());
   write_vector("/ranks/last_event_wall_time", H5T_NATIVE_DOUBLE, last_wall.data());
-  H5Id type(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(Event))));
-  for (const auto& f : sc::kFields)
-    RIPPLE_H5_CHECK(H5Tinsert(type.get(), f.name, f.offset,
-                              f.type == sc::Field::F64   ? H5T_NATIVE_DOUBLE
-                              : f.type == sc::Field::I64 ? H5T_NATIVE_INT64
-                              : f.type == sc::Field::U64 ? H5T_NATIVE_UINT64
-                                                         : H5T_NATIVE_INT32));
+  H5Id type = event_h5_type();
   const hsize_t n = all.size();
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
   H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.get(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));

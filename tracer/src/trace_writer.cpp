@@ -13,6 +13,7 @@
 #include "recorder_state.hpp"
 #include "ripple/common/hdf5_file.hpp"
 #include "ripple/common/provenance.hpp"
+#include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/recorder.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
@@ -21,26 +22,6 @@ namespace {
 
 using detail::g_state;
 using detail::State;
-
-hid_t h5_type(schema::Field::Type t) {
-  switch (t) {
-    case schema::Field::F64:
-      return H5T_NATIVE_DOUBLE;
-    case schema::Field::I64:
-      return H5T_NATIVE_INT64;
-    case schema::Field::U64:
-      return H5T_NATIVE_UINT64;
-    case schema::Field::I32:
-      return H5T_NATIVE_INT32;
-  }
-  return H5T_NATIVE_INT32;
-}
-
-H5Id event_type() {
-  H5Id type(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(Event))));
-  for (const auto& f : schema::kFields) RIPPLE_H5_CHECK(H5Tinsert(type.get(), f.name, f.offset, h5_type(f.type)));
-  return type;
-}
 
 // A [ranks] dataset to which every rank writes its own entry, collectively.
 void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, const void* value, int rank, int ranks) {
@@ -166,11 +147,7 @@ void write(State& s) {
                               "linear drift between; /ranks/clock_offset, clock_drift and clock_error give them"));
   int argc = 0;
   write_provenance(file.id(), collect_provenance(MPI_COMM_WORLD, argc, nullptr));
-  {
-    std::string names;
-    for (int c = 0; c < call_count(); ++c) names += std::string(c ? "\n" : "") + call_name(c);
-    write_attribute(file.id(), "call_names", names);
-  }
+  write_attribute(file.id(), "call_names", call_names_text());
   H5Id ranks_group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_int64_per_rank(file, sc::kRankOffset, offset, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankCount, total, s.rank, s.ranks);
@@ -181,7 +158,7 @@ void write(State& s) {
 
   write_counters(file, s, clock);
 
-  H5Id type = event_type();
+  H5Id type = event_h5_type();
   const hsize_t n_all = static_cast<hsize_t>(all);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_all, nullptr)));
   H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
