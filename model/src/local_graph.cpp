@@ -67,12 +67,17 @@ LocalGraph build_local_graph(const Topology& topology, std::vector<std::int64_t>
     g.edge_a.push_back(column(a));
     g.edge_b.push_back(column(b));
   }
-  // Runs of edges whose two columns both step by one can be processed without index arrays.
+  // Runs of edges whose two columns both step by one can be processed without index arrays. A run
+  // stays on one side of the local/ghost boundary, so that its columns come from one array.
   constexpr std::size_t kMinAffine = 8;
+  const std::size_t n = g.n_local();
+  const auto continues = [&](std::size_t e) {
+    return g.edge_a[e] == g.edge_a[e - 1] + 1 && g.edge_b[e] == g.edge_b[e - 1] + 1 && g.edge_a[e] != n && g.edge_b[e] != n;
+  };
   std::size_t k = 0;
   while (k < g.edges()) {
     std::size_t end = k + 1;
-    while (end < g.edges() && g.edge_a[end] == g.edge_a[end - 1] + 1 && g.edge_b[end] == g.edge_b[end - 1] + 1) ++end;
+    while (end < g.edges() && continues(end)) ++end;
     const bool affine = end - k >= kMinAffine;
     if (!affine && !g.runs.empty() && !g.runs.back().affine)
       g.runs.back().end = static_cast<std::uint32_t>(end);

@@ -7,6 +7,14 @@
 #include "ripple/model/potential.hpp"
 #include "ripple/model/vector_math.hpp"
 
+// The blocked sweep and dxdt are compiled for AVX-512, AVX2 and the baseline, chosen at run time;
+// without contraction every variant rounds alike, so the choice never changes a bit.
+#if defined(__x86_64__)
+#define RIPPLE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define RIPPLE_CLONES
+#endif
+
 namespace ripple::model {
 
 RhsKernel::RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<double> omega, double vp)
@@ -15,7 +23,10 @@ RhsKernel::RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<
       omega_(std::move(omega)),
       vp_(vp),
       fixed_norm_(cfg.model.normalization == Normalization::N ? static_cast<double>(cfg.model.oscillators) : 1.0),
-      noise_(cfg, graph.local_ids, omega_) {}
+      noise_(cfg, graph.local_ids, omega_),
+      plan_(make_block_plan(graph)),
+      block_v_(plan_.max_buf),
+      block_sums_(plan_.max_rows) {}
 
 void RhsKernel::apply_potential(double* x, std::size_t n) {
   switch (cfg_->model.potential) {
@@ -38,7 +49,7 @@ void RhsKernel::apply_potential(double* x, std::size_t n) {
 // V is applied to all edges with vector math, then the terms are added to their rows in edge order
 // (see LocalGraph for why that order makes sums rank-independent). The two passes over all edges
 // have no store-to-load dependency between neighbouring rows, and affine runs need no indices.
-void RhsKernel::accumulate(double t, double* dxdt) {
+void RhsKernel::accumulate(double* dxdt) {
   const LocalGraph& g = *graph_;
   const std::uint32_t* a = g.edge_a.data();
   const std::uint32_t* b = g.edge_b.data();
@@ -66,7 +77,7 @@ void RhsKernel::accumulate(double t, double* dxdt) {
       }
     }
   }
-  finish(t, dxdt);
+  finish(0, g.n_local(), sum, zeta(), dxdt);
 }
 
 // V's argument for every edge: left[a] - right[b].
@@ -88,36 +99,93 @@ void RhsKernel::differences(const double* left, const double* right) {
   }
 }
 
-void RhsKernel::finish(double t, double* dxdt) {
+RIPPLE_CLONES void RhsKernel::finish(std::size_t begin, std::size_t end, const double* sum, const double* zeta,
+                                     double* dxdt) const {
   const LocalGraph& g = *graph_;
-  const std::size_t n = g.n_local();
-  const double* sum = sums_.data();
   const double* omega = omega_.data();
+  sum -= begin;
   if (cfg_->model.normalization == Normalization::Degree && g.degree.empty()) {
     const double f = g.uniform_degree > 0 ? vp_ / g.uniform_degree : 0.0;
-    for (std::size_t i = 0; i < n; ++i) dxdt[i] = omega[i] - f * sum[i];
+    for (std::size_t i = begin; i < end; ++i) dxdt[i] = omega[i] - f * sum[i];
   } else if (cfg_->model.normalization == Normalization::Degree) {
-    for (std::size_t i = 0; i < n; ++i) dxdt[i] = omega[i] - (g.degree[i] > 0 ? vp_ / g.degree[i] : 0.0) * sum[i];
+    for (std::size_t i = begin; i < end; ++i) dxdt[i] = omega[i] - (g.degree[i] > 0 ? vp_ / g.degree[i] : 0.0) * sum[i];
   } else {
     const double f = vp_ / fixed_norm_;
-    for (std::size_t i = 0; i < n; ++i) dxdt[i] = omega[i] - f * sum[i];
+    for (std::size_t i = begin; i < end; ++i) dxdt[i] = omega[i] - f * sum[i];
   }
-  if (noise_.active()) {
-    const double* zeta = noise_.at(noise_interval_);
-    for (std::size_t i = 0; i < n; ++i) dxdt[i] += zeta[i];
+  if (zeta != nullptr)
+    for (std::size_t i = begin; i < end; ++i) dxdt[i] += zeta[i];
+}
+
+// Block by block: V of the block's windows into block_v_ (in L1 or L2), then the block's tasks in
+// the reference's order, then dxdt of its rows.
+RIPPLE_CLONES void RhsKernel::sweep(Columns left, Columns right, double* dxdt) {
+  const LocalGraph& g = *graph_;
+  const std::uint32_t n = static_cast<std::uint32_t>(g.n_local());
+  // Affine runs never cross from local to ghost columns (LocalGraph), so a window has one source.
+  const auto at = [n](Columns c, std::uint32_t col) { return col < n ? c.local + col : c.ghost + (col - n); };
+  const std::uint32_t* a = g.edge_a.data();
+  const std::uint32_t* b = g.edge_b.data();
+  const std::uint32_t* list = plan_.list.data();
+  double* v = block_v_.data();
+  double* sum = block_sums_.data();
+  const double* z = zeta();
+  const bool tanh = cfg_->model.potential == Potential::Tanh;
+  for (const BlockPlan::Block& blk : plan_.blocks) {
+    for (std::uint32_t w = blk.window_begin; w < blk.window_end; ++w) {
+      const BlockPlan::Window& win = plan_.windows[w];
+      double* out = v + win.buf;
+      const std::uint32_t len = win.end - win.begin;
+      if (win.list) {
+        const std::uint32_t* e = list + win.begin;
+        for (std::uint32_t k = 0; k < len; ++k) out[k] = *at(left, a[e[k]]) - *at(right, b[e[k]]);
+        if (tanh) tanh_inplace(out, len);
+      } else if (tanh) {
+        tanh_of_difference(at(left, a[win.begin]), at(right, b[win.begin]), out, len);  // one pass fewer
+      } else {
+        const double* l = at(left, a[win.begin]);
+        const double* r = at(right, b[win.begin]);
+        for (std::uint32_t k = 0; k < len; ++k) out[k] = l[k] - r[k];
+      }
+    }
+    if (!tanh) apply_potential(v, blk.buf_size);
+    const std::uint32_t r0 = blk.row_begin;
+    std::fill(sum, sum + (blk.row_end - r0), 0.0);
+    for (std::uint32_t t = blk.task_begin; t < blk.task_end; ++t) {
+      const BlockPlan::Task& task = plan_.tasks[t];
+      const double* w = v + task.buf;
+      const std::uint32_t len = task.end - task.begin;
+      const std::uint32_t* row = task.b_side ? b : a;
+      if (task.list) {
+        const std::uint32_t* e = list + task.begin;
+        if (task.b_side)
+          for (std::uint32_t k = 0; k < len; ++k) sum[row[e[k]] - r0] -= w[k];
+        else
+          for (std::uint32_t k = 0; k < len; ++k) sum[row[e[k]] - r0] += w[k];
+        continue;
+      }
+      double* s = sum + (row[task.begin] - r0);
+      if (task.b_side)
+        for (std::uint32_t k = 0; k < len; ++k) s[k] -= w[k];
+      else
+        for (std::uint32_t k = 0; k < len; ++k) s[k] += w[k];
+    }
+    finish(r0, blk.row_end, sum, z, dxdt);
   }
 }
 
-void RhsKernel::evaluate(double t, const double* phases, double* dxdt) {
+void RhsKernel::evaluate(double t, const double* x, const double* ghosts, double* dxdt) { sweep({x, ghosts}, {x, ghosts}, dxdt); }
+
+void RhsKernel::evaluate_ref(double t, const double* phases, double* dxdt) {
   differences(phases, phases);
-  accumulate(t, dxdt);
+  accumulate(dxdt);
 }
 
 void RhsKernel::evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt) {
   const std::size_t n = graph_->n_local();
   sums_.resize(n);
   for (std::size_t i = 0; i < n; ++i) sums_[i] = std::sin(x[i]) * sum_cos - std::cos(x[i]) * sum_sin;
-  finish(t, dxdt);
+  finish(0, n, sums_.data(), zeta(), dxdt);
 }
 
 void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt) {
@@ -126,8 +194,7 @@ void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& 
     // One delay for every edge: interpolate each column once.
     delayed_.resize(history.width());
     history.values(t - cfg_->delay.mean, delayed_.data());
-    differences(x, delayed_.data());
-    accumulate(t, dxdt);
+    sweep({x, nullptr}, {delayed_.data(), delayed_.data() + graph_->n_local()}, dxdt);  // rows are local
     return;
   }
   const LocalGraph& g = *graph_;
@@ -136,7 +203,7 @@ void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& 
     const double tau = edge_delay(*cfg_, g.local_ids[g.edge_a[k]], g.column_id(g.edge_b[k]), delay_interval_);
     buffer_[k] = x[g.edge_a[k]] - history.value(g.edge_b[k], t - tau);
   }
-  accumulate(t, dxdt);
+  accumulate(dxdt);
 }
 
 }  // namespace ripple::model

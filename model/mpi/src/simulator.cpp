@@ -50,7 +50,7 @@ struct LocalModel {
 class DistributedSystem {
 public:
   DistributedSystem(MPI_Comm comm, LocalModel& m, const ExactSum& exact)
-      : comm_(comm), m_(m), exact_(exact), phases_(m.graph.n_columns()) {}
+      : comm_(comm), m_(m), exact_(exact), ghosts_(m.graph.n_ghost()) {}
 
   void operator()(const State& x, State& dxdt, double t) {
     ++evaluations;
@@ -60,25 +60,15 @@ public:
         break;
       case Coupling::MeanField: {
         ExactSum::Accumulator sums[2] = {0, 0};
-        for (const double v : x) {
-          ExactSum::add(sums[0], std::sin(v));
-          ExactSum::add(sums[1], std::cos(v));
-        }
+        ExactSum::add_each(sums[0], x.size(), [&](std::size_t i) { return std::sin(x[i]); });
+        ExactSum::add_each(sums[1], x.size(), [&](std::size_t i) { return std::cos(x[i]); });
         exact_.allreduce(comm_, sums);
         m_.kernel->evaluate_mean_field(t, x.data(), ExactSum::value(sums[0]), ExactSum::value(sums[1]), dxdt.data());
         break;
       }
       case Coupling::Ghosts:
-        // One contiguous array of every column's phase keeps the kernel's gather branch-free; without
-        // ghosts that array is x itself.
-        if (m_.graph.n_ghost() == 0) {
-          m_.exchange->exchange(x.data(), nullptr);
-          m_.kernel->evaluate(t, x.data(), dxdt.data());
-          break;
-        }
-        std::copy(x.begin(), x.end(), phases_.begin());
-        m_.exchange->exchange(x.data(), phases_.data() + x.size());
-        m_.kernel->evaluate(t, phases_.data(), dxdt.data());
+        m_.exchange->exchange(x.data(), ghosts_.data());
+        m_.kernel->evaluate(t, x.data(), ghosts_.data(), dxdt.data());
         break;
     }
     last_time = t;
@@ -93,7 +83,7 @@ private:
   MPI_Comm comm_;
   LocalModel& m_;
   const ExactSum& exact_;
-  State phases_;  // local then ghost
+  State ghosts_;  // the ghost columns' phases
 };
 
 // The rank-local part of the set-up: this rank's couplings, frequencies and kernel. No MPI.
@@ -141,9 +131,9 @@ struct Observables {
 Observables observe(MPI_Comm comm, const ExactSum& exact, const State& x, std::int64_t n) {
   ExactSum::Accumulator sums[2] = {0, 0};
   double range[2] = {-HUGE_VAL, -HUGE_VAL};  // -min, max
+  ExactSum::add_each(sums[0], x.size(), [&](std::size_t i) { return std::sin(x[i]); });
+  ExactSum::add_each(sums[1], x.size(), [&](std::size_t i) { return std::cos(x[i]); });
   for (const double v : x) {
-    ExactSum::add(sums[0], std::sin(v));
-    ExactSum::add(sums[1], std::cos(v));
     range[0] = std::max(range[0], -v);
     range[1] = std::max(range[1], v);
   }

@@ -24,7 +24,8 @@ struct LocalGraph {
   bool symmetric = false;
   std::vector<std::uint32_t> edge_a;
   std::vector<std::uint32_t> edge_b;
-  // The edges in consecutive runs; in an affine run both columns step by one from edge to edge.
+  // The edges in consecutive runs; in an affine run both columns step by one from edge to edge, and
+  // each of its two columns is local all along or a ghost all along.
   struct Run {
     std::uint32_t begin, end;
     bool affine;

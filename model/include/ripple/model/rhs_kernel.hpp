@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ripple/model/block_plan.hpp"
 #include "ripple/model/config.hpp"
 #include "ripple/model/delay_history.hpp"
 #include "ripple/model/local_graph.hpp"
@@ -18,8 +19,13 @@ public:
   // `omega` holds the local natural frequencies.
   RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<double> omega, double vp);
 
-  // Undelayed coupling. `phases` holds every column's phase: the local x followed by the ghosts.
-  void evaluate(double t, const double* phases, double* dxdt);
+  // Undelayed coupling: the local phases x and the ghosts' phases (in ghost column order; null
+  // without ghosts). Swept block by block (see BlockPlan): x, omega and dxdt stream through memory
+  // once.
+  void evaluate(double t, const double* x, const double* ghosts, double* dxdt);
+  // The frozen reference of evaluate, reading every column from one array (local x, then ghosts):
+  // edge-long passes, obviously in the order LocalGraph describes. evaluate must return its bits.
+  void evaluate_ref(double t, const double* phases, double* dxdt);
   // All-to-all Kuramoto in O(N): sum_j sin(theta_i - theta_j) = sin(theta_i) C - cos(theta_i) S with
   // S = sum_j sin(theta_j), C = sum_j cos(theta_j) over all N oscillators.
   void evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt);
@@ -36,12 +42,20 @@ public:
   [[nodiscard]] const std::vector<double>& omega() const { return omega_; }
 
 private:
+  // Where a column's value is: local columns in `local`, ghost column c in ghost[c - n_local].
+  struct Columns {
+    const double* local;
+    const double* ghost;
+  };
+  // The blocked kernel: V(left[a] - right[b]) for every edge, summed into the rows.
+  void sweep(Columns left, Columns right, double* dxdt);
   // buffer_[k] = left[edge_a[k]] - right[edge_b[k]]: the argument of V for every edge.
   void differences(const double* left, const double* right);
   // V over buffer_, added to the rows, then dxdt.
-  void accumulate(double t, double* dxdt);
-  // dxdt from the coupling sums of the local rows.
-  void finish(double t, double* dxdt);
+  void accumulate(double* dxdt);
+  // dxdt of the rows [begin, end) from their coupling sums (sum[0] is row begin's).
+  void finish(std::size_t begin, std::size_t end, const double* sum, const double* zeta, double* dxdt) const;
+  [[nodiscard]] const double* zeta() { return noise_.active() ? noise_.at(noise_interval_) : nullptr; }
   // V applied element-wise, in place.
   void apply_potential(double* x, std::size_t n);
 
@@ -53,10 +67,13 @@ private:
   NoiseField noise_;
   std::int64_t noise_interval_ = 0;
   std::int64_t delay_interval_ = 0;
-  std::vector<double> delayed_;  // scratch for a uniform delay
-  std::vector<double> buffer_;   // V's argument, then V, for every edge
-  std::vector<double> scratch_;  // bottleneck: sin(alpha x) of the block
-  std::vector<double> sums_;     // coupling sum of every column
+  BlockPlan plan_;
+  std::vector<double> block_v_;     // V of one block's windows
+  std::vector<double> block_sums_;  // coupling sums of one block's rows
+  std::vector<double> delayed_;     // scratch for a uniform delay
+  std::vector<double> buffer_;      // V's argument, then V, for every edge
+  std::vector<double> scratch_;     // bottleneck: sin(alpha x) of the block
+  std::vector<double> sums_;        // coupling sum of every column
 };
 
 }  // namespace ripple::model

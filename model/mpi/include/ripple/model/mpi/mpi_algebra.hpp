@@ -27,7 +27,10 @@ struct MpiAlgebra : boost::numeric::odeint::range_algebra {
       // Squares are clamped at 2^40 to keep the fixed-point sum in range (up to 2^35 oscillators); a
       // clamped or NaN ratio still rejects the step for any N below 2^40.
       constexpr double kClamp = 0x1p40;
-      for (const double v : s) ExactSum::add_wide(sum[0], std::isnan(v) ? kClamp : std::min(v * v, kClamp));
+      ExactSum::add_each(sum[0], s.size(), [&](std::size_t i) {
+        const double v = s[i];
+        return std::isnan(v) ? kClamp : std::min(v * v, kClamp);
+      });
       rms->allreduce(comm, sum);
       return std::sqrt(ExactSum::value(sum[0]) / static_cast<double>(oscillators));
     }
