@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -86,6 +87,28 @@ TraceReader::TraceReader(const std::string& path) {
   for (const auto& e : events_)
     if (e.rank < 0 || static_cast<hsize_t>(e.rank) >= ranks)
       throw InputError(fmt::format("{}: an event names rank {} of {}", path, e.rank, ranks));
+
+  if (H5Lexists(file.get(), sc::kPlacement, H5P_DEFAULT) > 0) {
+    if (length_of(file.get(), sc::kPlacement, path) != ranks)
+      throw InputError(fmt::format("{}: {} does not have one row per rank", path, sc::kPlacement));
+    H5Id pds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), sc::kPlacement, H5P_DEFAULT)));
+    H5Id ptype(RIPPLE_H5_CHECK(H5Dget_type(pds.get())));
+    if (H5Tget_class(ptype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: {} is not a table", path, sc::kPlacement));
+    placement_.resize(ranks);
+    H5Id mtype2 = trace::placement_h5_type();
+    if (H5Dread(pds.get(), mtype2.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, placement_.data()) < 0)
+      throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, sc::kPlacement));
+    for (auto& p : placement_) {  // never trust a file's strings to be terminated
+      p.host[sizeof p.host - 1] = '\0';
+      p.binding[sizeof p.binding - 1] = '\0';
+    }
+  }
+}
+
+int TraceReader::nodes() const {
+  int n = 0;
+  for (const auto& p : placement_) n = std::max(n, p.node + 1);
+  return n;
 }
 
 std::string TraceReader::call_name(std::int32_t call) const {

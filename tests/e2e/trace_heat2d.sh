@@ -33,11 +33,42 @@ for rank in range(4):
             recvs[(int(x["peer"]), rank, int(x["tag"]), int(x["bytes"]))] += 1
 assert sends == recvs, (sends - recvs, recvs - sends)
 PY
+/usr/bin/python3 - heat.h5 <<'PY' && pass "placement and node topology (hwloc) against /sys and the host name" || fail "placement checks"
+import glob, os, socket, sys
+import xml.etree.ElementTree as ET
+import h5py
+f = h5py.File(sys.argv[1], "r")
+p = f["/ranks/placement"][:]
+assert len(p) == 4
+def cpus(text):  # hwloc list syntax: "0-3,8"
+    out = set()
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out.update(range(int(a), int(b or a) + 1))
+    return out
+for r in p:
+    assert r["host"].decode() == socket.gethostname(), r
+    assert r["node"] == 0 and r["pu"] in cpus(r["binding"].decode()), r
+    sysfs = f"/sys/devices/system/cpu/cpu{r['pu']}"
+    want_pkg = sorted({int(open(c).read()) for c in glob.glob("/sys/devices/system/cpu/cpu*/topology/physical_package_id")})
+    assert r["package"] == want_pkg.index(int(open(sysfs + "/topology/physical_package_id").read())), r
+    nodes = [int(n.rsplit("node", 1)[1]) for n in glob.glob(sysfs + "/node*")]
+    assert not nodes or r["numa"] == nodes[0], (r, nodes)
+assert p["node_leader"].tolist() == [1, 0, 0, 0]  # the lowest world rank of the node
+for pkg in set(p["package"]):
+    assert (p["socket_leader"][p["package"] == pkg] == 1).sum() == 1
+off = f["/topology/xml_offset"][:]
+assert len(off) == 2 and off[0] == 0 and off[1] == len(f["/topology/xml"])
+root = ET.fromstring(f["/topology/xml"][off[0]:off[1]].tobytes())
+assert len(root.findall(".//object[@type='PU']")) == os.cpu_count()
+assert "hwloc" in f.attrs["sources"].decode()
+PY
 "$RIPPLE_BIN" trace info heat.h5 --json > info.json && /usr/bin/python3 - info.json <<'PY' && pass "trace info --json" || fail "trace info --json"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["ranks"] == 4 and d["lost_events"] == 0
+assert d["ranks"] == 4 and d["nodes"] == 1 and d["lost_events"] == 0
 for r in d["per_rank"]:
+    assert r["host"] and r["node"] == 0 and r["core"] >= 0, r
     assert r["iterations"] == 50 and r["calls"]["MPI_Isend"]["count"] == 102 and r["calls"]["MPI_Isend"]["bytes"] == 102 * 32 * 8
 PY
 "$RIPPLE_BIN" trace info heat.h5 > info.txt && grep -q "MPI_Waitall" info.txt && pass "trace info table" || fail "trace info table"

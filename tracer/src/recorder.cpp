@@ -172,6 +172,8 @@ void start(Call init_call) {
     return;  // not active
   }
 
+  s->placement = detail::probe_placement(MPI_COMM_WORLD);
+
   // The tracer clock: events carry MPI_Wtime less this rank's t0; the writer maps them onto rank 0's
   // clock through the offsets measured now and at MPI_Finalize (docs/trace-format.md).
   PMPI_Comm_dup(MPI_COMM_WORLD, &s->sync_comm);  // ping-pongs never match the application's receives

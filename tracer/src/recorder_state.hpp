@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "counters.hpp"
+#include "placement.hpp"
 #include "request_table.hpp"
 #include "ripple/trace/clock_model.hpp"
 #include "ripple/trace/event.hpp"
@@ -63,6 +64,7 @@ struct State {
   std::vector<char> on_node;  // per world rank
   std::int64_t next_request = 0;
   RequestTable requests;
+  PlacementInfo placement;          // probed at MPI_Init
   Counters counters;                // read at MPI_Init, every iteration marker and MPI_Finalize
   std::vector<double> sample_time;  // tracer clock, like event times
   std::vector<std::int32_t> sample_iteration;

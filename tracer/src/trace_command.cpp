@@ -85,12 +85,18 @@ int info(const std::string& path, bool json) {
   for (const auto l : t.rank_lost()) lost += l;
   if (json) {
     std::string out = fmt::format(
-        "{{\"file\": \"{}\", \"ranks\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {:.9g}, \"sources\": {}, "
-        "\"per_rank\": [",
-        path, t.ranks(), t.events().size(), lost, t.events().empty() ? 0.0 : last - first, t.sources());
+        "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {:.9g}, "
+        "\"sources\": {}, \"per_rank\": [",
+        path, t.ranks(), t.nodes(), t.events().size(), lost, t.events().empty() ? 0.0 : last - first, t.sources());
     for (int r = 0; r < t.ranks(); ++r) {
-      out += fmt::format("{}{{\"rank\": {}, \"iterations\": {}, \"calls\": {{", r ? ", " : "", r,
-                         iterations[static_cast<std::size_t>(r)].size());
+      out +=
+          fmt::format("{}{{\"rank\": {}, \"iterations\": {}, ", r ? ", " : "", r, iterations[static_cast<std::size_t>(r)].size());
+      if (!t.placement().empty()) {
+        const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
+        out += fmt::format("\"host\": \"{}\", \"node\": {}, \"binding\": \"{}\", \"core\": {}, \"package\": {}, \"numa\": {}, ",
+                           p.host, p.node, p.binding, p.core, p.package, p.numa);
+      }
+      out += "\"calls\": {";
       bool firstcall = true;
       for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)]) {
         out += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {:.9g}, \"bytes\": {}}}", firstcall ? "" : ", ", name, s.count,
@@ -103,14 +109,20 @@ int info(const std::string& path, bool json) {
     std::puts(out.c_str());
     return 0;
   }
-  std::printf("%s: %d ranks, %zu events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.events().size(),
-              static_cast<long long>(lost), t.events().empty() ? 0.0 : last - first, t.sources().c_str());
+  std::printf("%s: %d ranks on %d node(s), %zu events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
+              t.events().size(), static_cast<long long>(lost), t.events().empty() ? 0.0 : last - first, t.sources().c_str());
   std::printf("%-28s %12s %14s %16s\n", "call (all ranks)", "count", "time [s]", "bytes");
   for (const auto& [name, s] : total)
     std::printf("%-28s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
                 static_cast<long long>(s.bytes));
   for (int r = 0; r < t.ranks(); ++r) {
-    std::printf("\nrank %d: %zu iterations seen\n", r, iterations[static_cast<std::size_t>(r)].size());
+    std::printf("\nrank %d: %zu iterations seen", r, iterations[static_cast<std::size_t>(r)].size());
+    if (!t.placement().empty()) {
+      const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
+      std::printf("; host %s (node %d), bound to CPUs %s, ran on core %d, package %d, NUMA node %d", p.host, p.node, p.binding,
+                  p.core, p.package, p.numa);
+    }
+    std::printf("\n");
     for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)])
       std::printf("  %-26s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
                   static_cast<long long>(s.bytes));

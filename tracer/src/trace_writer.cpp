@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "recorder_state.hpp"
@@ -70,7 +72,46 @@ std::string sources_json(const State& s) {
   if (::access("/sys/bus/event_source/devices/cpu", F_OK) != 0 && ::access("/sys/bus/event_source/devices/cpu_core", F_OK) != 0 &&
       ::access("/sys/bus/event_source/devices/ibs_op", F_OK) != 0)
     perf = "unavailable: no hardware PMU (no /sys/bus/event_source/devices/cpu, cpu_core or ibs_op)";
-  return "{\"mpi\": \"active\", \"counters\": {" + counters + "}, \"perf\": \"" + perf + "\"}";
+  return "{\"mpi\": \"active\", \"counters\": {" + counters + "}, \"perf\": \"" + perf + "\", \"hwloc\": \"" +
+         json_escape(s.placement.status) + "\"}";
+}
+
+// /ranks/placement (one record per rank) and /topology: each node leader's hwloc XML, collectively.
+void write_placement(const ParallelH5File& file, const State& s) {
+  H5Id type = placement_h5_type();
+  write_per_rank(file, schema::kPlacement, type.get(), &s.placement.me, s.rank, s.ranks);
+
+  const auto bytes = static_cast<std::int64_t>(s.placement.node_xml.size());
+  std::int64_t at = 0, total = 0;
+  int nodes = s.placement.me.node_leader;
+  PMPI_Exscan(&bytes, &at, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (s.rank == 0) at = 0;
+  PMPI_Allreduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  PMPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(nodes) + 1, 0);
+  if (s.placement.me.node_leader != 0) offsets[static_cast<std::size_t>(s.placement.me.node)] = at;
+  PMPI_Allreduce(MPI_IN_PLACE, offsets.data(), nodes, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  offsets.back() = total;
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  const hsize_t n_offsets = offsets.size();
+  H5Id off_space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
+  H5Id off(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), schema::kTopologyXmlOffset, H5T_NATIVE_INT64, off_space.get(), H5P_DEFAULT,
+                                      H5P_DEFAULT, H5P_DEFAULT)));
+  if (s.rank != 0) RIPPLE_H5_CHECK(H5Sselect_none(off_space.get()));
+  H5Id off_mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
+  if (s.rank != 0) RIPPLE_H5_CHECK(H5Sselect_none(off_mem.get()));
+  RIPPLE_H5_CHECK(H5Dwrite(off.get(), H5T_NATIVE_INT64, off_mem.get(), off_space.get(), file.collective(), offsets.data()));
+  const hsize_t n_bytes = static_cast<hsize_t>(total), start = static_cast<hsize_t>(at), count = static_cast<hsize_t>(bytes);
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_bytes, nullptr)));
+  H5Id xml(RIPPLE_H5_CHECK(
+      H5Dcreate2(file.id(), schema::kTopologyXml, H5T_NATIVE_UINT8, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  if (count == 0)
+    RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
+  else
+    RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
+  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
+  if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
+  RIPPLE_H5_CHECK(H5Dwrite(xml.get(), H5T_NATIVE_UINT8, mem.get(), space.get(), file.collective(), s.placement.node_xml.data()));
 }
 
 // /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize), collectively.
@@ -157,6 +198,7 @@ void write(State& s) {
   write_double_per_rank(file, "/ranks/clock_error", std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);
 
   write_counters(file, s, clock);
+  write_placement(file, s);
 
   H5Id type = event_h5_type();
   const hsize_t n_all = static_cast<hsize_t>(all);

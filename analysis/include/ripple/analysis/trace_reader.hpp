@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ripple/trace/event.hpp"
+#include "ripple/trace/placement_record.hpp"
 
 namespace ripple::analysis {
 
@@ -21,10 +22,14 @@ public:
   [[nodiscard]] const std::vector<std::string>& call_names() const { return call_names_; }
   [[nodiscard]] const std::string& sources() const { return sources_; }
   [[nodiscard]] std::string call_name(std::int32_t call) const;
+  // Where each rank ran (empty for traces without it, such as recovered ones) and on how many nodes.
+  [[nodiscard]] const std::vector<trace::Placement>& placement() const { return placement_; }
+  [[nodiscard]] int nodes() const;
 
 private:
   std::vector<std::int64_t> offset_, count_, lost_;
   std::vector<trace::Event> events_;
+  std::vector<trace::Placement> placement_;
   std::vector<std::string> call_names_;
   std::string sources_;
 };

@@ -2,9 +2,12 @@
 // The HDF5 side of the trace schema, shared by the writer, `ripple trace recover` and the reader.
 #include <hdf5.h>
 
+#include <cstddef>
 #include <string>
+#include <utility>
 
 #include "ripple/common/hdf5_file.hpp"
+#include "ripple/trace/placement_record.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
 namespace ripple::trace {
@@ -19,6 +22,29 @@ inline H5Id event_h5_type() {
                                                    : H5T_NATIVE_INT32;
     RIPPLE_H5_CHECK(H5Tinsert(type.get(), f.name, f.offset, t));
   }
+  return type;
+}
+
+// The compound type of /ranks/placement: fixed-length strings and 32-bit integers.
+inline H5Id placement_h5_type() {
+  const auto text = [](std::size_t n) {
+    H5Id t(RIPPLE_H5_CHECK(H5Tcopy(H5T_C_S1)));
+    RIPPLE_H5_CHECK(H5Tset_size(t.get(), n));
+    RIPPLE_H5_CHECK(H5Tset_strpad(t.get(), H5T_STR_NULLTERM));
+    return t;
+  };
+  H5Id host = text(sizeof Placement::host), binding = text(sizeof Placement::binding);
+  H5Id type(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(Placement))));
+  RIPPLE_H5_CHECK(H5Tinsert(type.get(), "host", offsetof(Placement, host), host.get()));
+  RIPPLE_H5_CHECK(H5Tinsert(type.get(), "binding", offsetof(Placement, binding), binding.get()));
+  const std::pair<const char*, std::size_t> ints[] = {{"node", offsetof(Placement, node)},
+                                                      {"pu", offsetof(Placement, pu)},
+                                                      {"core", offsetof(Placement, core)},
+                                                      {"package", offsetof(Placement, package)},
+                                                      {"numa", offsetof(Placement, numa)},
+                                                      {"node_leader", offsetof(Placement, node_leader)},
+                                                      {"socket_leader", offsetof(Placement, socket_leader)}};
+  for (const auto& [name, at] : ints) RIPPLE_H5_CHECK(H5Tinsert(type.get(), name, at, H5T_NATIVE_INT32));
   return type;
 }
 

@@ -10,9 +10,12 @@ inline constexpr long kVersion = 1;
 inline constexpr const char* kEvents = "/events";
 inline constexpr const char* kRankOffset = "/ranks/offset";  // first event of each rank in /events
 inline constexpr const char* kRankCount = "/ranks/count";
-inline constexpr const char* kRankLost = "/ranks/lost";   // events lost (spool write failures)
-inline constexpr const char* kCallNames = "/call_names";  // Event::call indexes this list
-inline constexpr const char* kSourcesAttr = "sources";    // which sources ran, and why others did not
+inline constexpr const char* kRankLost = "/ranks/lost";                    // events lost (spool write failures)
+inline constexpr const char* kPlacement = "/ranks/placement";              // host, binding, core, package, NUMA node
+inline constexpr const char* kTopologyXml = "/topology/xml";               // every node's hwloc XML, concatenated bytes
+inline constexpr const char* kTopologyXmlOffset = "/topology/xml_offset";  // [nodes + 1] byte offsets
+inline constexpr const char* kCallNames = "/call_names";                   // Event::call indexes this list
+inline constexpr const char* kSourcesAttr = "sources";                     // which sources ran, and why others did not
 inline constexpr const char* kClockAttr = "clock";
 
 // The /events compound type: every Event field under its own name.

@@ -1,0 +1,112 @@
+#include "placement.hpp"
+
+#include <hwloc.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace ripple::trace::detail {
+namespace {
+
+// RAII for the topology and a bitmap.
+struct Topology {
+  hwloc_topology_t t = nullptr;
+  bool loaded = false;
+  Topology() {
+    if (hwloc_topology_init(&t) == 0) loaded = hwloc_topology_load(t) == 0;
+  }
+  ~Topology() {
+    if (t != nullptr) hwloc_topology_destroy(t);
+  }
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+};
+struct Bitmap {
+  hwloc_bitmap_t b = hwloc_bitmap_alloc();
+  ~Bitmap() { hwloc_bitmap_free(b); }
+  Bitmap() = default;
+  Bitmap(const Bitmap&) = delete;
+  Bitmap& operator=(const Bitmap&) = delete;
+};
+
+void copy_text(char* out, std::size_t size, const char* text) { std::snprintf(out, size, "%s", text); }
+
+void locate(Topology& topo, PlacementInfo& info) {
+  Placement& p = info.me;
+  Bitmap bind, last;
+  if (hwloc_get_cpubind(topo.t, bind.b, HWLOC_CPUBIND_PROCESS) == 0) {
+    char* text = nullptr;
+    if (hwloc_bitmap_list_asprintf(&text, bind.b) >= 0) copy_text(p.binding, sizeof p.binding, text);
+    std::free(text);
+  }
+  if (hwloc_get_last_cpu_location(topo.t, last.b, HWLOC_CPUBIND_THREAD) != 0 || hwloc_bitmap_iszero(last.b)) return;
+  const int os = hwloc_bitmap_first(last.b);
+  hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo.t, static_cast<unsigned>(os));
+  if (pu == nullptr) return;
+  p.pu = os;
+  if (hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo.t, HWLOC_OBJ_CORE, pu))
+    p.core = static_cast<int>(core->logical_index);
+  if (hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo.t, HWLOC_OBJ_PACKAGE, pu))
+    p.package = static_cast<int>(pkg->logical_index);
+  if (hwloc_obj_t numa = hwloc_get_next_obj_covering_cpuset_by_type(topo.t, pu->cpuset, HWLOC_OBJ_NUMANODE, nullptr))
+    p.numa = static_cast<int>(numa->os_index);
+}
+
+// Rank 0 of each group of `comm` split by `color`: whether this rank leads its group.
+bool lowest_of(MPI_Comm comm, int color, int key) {
+  MPI_Comm group = MPI_COMM_NULL;
+  PMPI_Comm_split(comm, color, key, &group);
+  int r = 0;
+  PMPI_Comm_rank(group, &r);
+  PMPI_Comm_free(&group);
+  return r == 0;
+}
+
+}  // namespace
+
+PlacementInfo probe_placement(MPI_Comm world) {
+  PlacementInfo info;
+  Placement& p = info.me;
+  int rank = 0;
+  PMPI_Comm_rank(world, &rank);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  copy_text(p.host, sizeof p.host, host);
+
+  Topology topo;
+  if (topo.loaded) {
+    locate(topo, info);
+    info.status = "hwloc " HWLOC_VERSION;
+  } else {
+    info.status = "unavailable: hwloc could not load this machine's topology";
+  }
+
+  // Node leaders, and node indices in the order of their leaders' world ranks.
+  MPI_Comm node = MPI_COMM_NULL;
+  PMPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int node_rank = 0;
+  PMPI_Comm_rank(node, &node_rank);
+  p.node_leader = node_rank == 0 ? 1 : 0;
+  int before = 0;
+  PMPI_Exscan(&p.node_leader, &before, 1, MPI_INT, MPI_SUM, world);
+  if (rank == 0) before = 0;
+  int index = p.node_leader != 0 ? before : 0;
+  PMPI_Bcast(&index, 1, MPI_INT, 0, node);
+  p.node = index;
+  // One socket leader per package of each node; ranks whose package is unknown share one.
+  p.socket_leader = lowest_of(node, p.package + 1, rank) ? 1 : 0;
+  PMPI_Comm_free(&node);
+
+  if (p.node_leader != 0 && topo.loaded) {
+    char* xml = nullptr;
+    int length = 0;
+    if (hwloc_topology_export_xmlbuffer(topo.t, &xml, &length, 0) == 0) {
+      info.node_xml.assign(xml, length > 0 ? static_cast<std::size_t>(length - 1) : 0);  // without the final NUL
+      hwloc_free_xmlbuffer(topo.t, xml);
+    }
+  }
+  return info;
+}
+
+}  // namespace ripple::trace::detail
