@@ -4,7 +4,12 @@
 //   split:     MPI_Comm_split by parity; in each half, local rank 1 sends to local rank 0.
 //   threads:   MPI_THREAD_MULTIPLE, two threads per rank exchange `n` messages with the partner
 //              rank concurrently (tag = thread).
+//   touch:     maps `pages` fresh pages (no huge pages), marks iterations 0..2 as the proxy apps do
+//              (MPI_Pcontrol(7701, it)), touches the first byte of every page in iteration 1 only,
+//              then sends the whole buffer to itself so that the trace holds its address range.
 #include <mpi.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +104,27 @@ int threads(int rank, int size, int n) {
   return 0;
 }
 
+int touch(int rank, int pages) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = page * static_cast<std::size_t>(pages);
+  void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return 4;
+  ::madvise(map, bytes, MADV_NOHUGEPAGE);  // one fault per page
+  auto* buf = static_cast<char*>(map);
+  for (int it = 0; it < 3; ++it) {
+    MPI_Pcontrol(7701, it);
+    if (it == 1)
+      for (std::size_t p = 0; p < bytes; p += page) buf[p] = static_cast<char>(p / page);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  std::vector<char> copy(bytes);
+  MPI_Sendrecv(buf, static_cast<int>(bytes), MPI_BYTE, rank, 5, copy.data(), static_cast<int>(bytes), MPI_BYTE, rank, 5,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const int ok = copy[page] == 1 ? 0 : 5;
+  ::munmap(map, bytes);
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +143,8 @@ int main(int argc, char** argv) {
     rc = freed(rank);
   else if (std::strcmp(mode, "inter") == 0)
     rc = inter(rank);
+  else if (std::strcmp(mode, "touch") == 0)
+    rc = touch(rank, argc > 2 ? std::atoi(argv[2]) : 256);
   else if (std::strcmp(mode, "threads") == 0) {
     if (provided < MPI_THREAD_MULTIPLE) {
       if (rank == 0) std::fprintf(stderr, "MPI_THREAD_MULTIPLE not provided\n");

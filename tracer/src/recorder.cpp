@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +100,7 @@ void commit(const Event& e) {
 void flusher_loop(State* s) {
   while (!s->stop_flusher.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.1, s->flush_seconds / 4)));
+    s->sampler.drain();  // keeps the kernel's ring buffer from overflowing
     if (now() - s->last_flush >= s->flush_seconds) flush();
   }
 }
@@ -106,6 +108,35 @@ void flusher_loop(State* s) {
 std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+// MPI_Wtime minus CLOCK_MONOTONIC, from the tightest of a few back-to-back readings: it puts the
+// kernel's sample timestamps on the tracer clock.
+double wtime_minus_monotonic() {
+  double best_gap = HUGE_VAL, offset = 0;
+  for (int k = 0; k < 5; ++k) {
+    timespec a{}, b{};
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    const double w = PMPI_Wtime();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    const double ta = static_cast<double>(a.tv_sec) + 1e-9 * static_cast<double>(a.tv_nsec);
+    const double tb = static_cast<double>(b.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec);
+    if (tb - ta < best_gap) {
+      best_gap = tb - ta;
+      offset = w - 0.5 * (ta + tb);
+    }
+  }
+  return offset;
+}
+
+detail::SamplerConfig sampler_config() {
+  detail::SamplerConfig c;
+  c.event = env_or("RIPPLE_TRACE_SAMPLES", "auto");
+  c.period = std::strtoull(env_or("RIPPLE_TRACE_SAMPLE_PERIOD", "4000").c_str(), nullptr, 10);
+  c.ldlat = std::strtoull(env_or("RIPPLE_TRACE_LDLAT", "30").c_str(), nullptr, 10);
+  c.max_samples = std::strtoull(env_or("RIPPLE_TRACE_MAX_SAMPLES", "1048576").c_str(), nullptr, 10);
+  if (c.period == 0) c.period = 4000;
+  return c;
 }
 
 }  // namespace
@@ -208,12 +239,17 @@ void start(Call init_call) {
   s->sample_iteration.reserve(4096);
   s->sample_values.reserve(4096 * s->counters.size());
   detail::sample_counters(*s);
+  // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
+  const detail::SamplerConfig sampling = sampler_config();
+  s->sampler.start(sampling, s->rank, wtime_minus_monotonic(), s->t0);
   if (s->rank == 0) {
     std::string missing;
     for (const auto& c : s->counters.status())
       if (!c.active) missing += (missing.empty() ? "" : "; ") + c.name + ": " + c.how;
     if (!missing.empty())
       std::fprintf(stderr, "ripple trace: counters unavailable (recorded in the trace): %s\n", missing.c_str());
+    if (!s->sampler.active() && sampling.event != "off")
+      std::fprintf(stderr, "ripple trace: memory sampling %s (recorded in the trace)\n", s->sampler.status().c_str());
   }
   Event e;
   e.call = static_cast<std::int32_t>(init_call);
@@ -545,10 +581,17 @@ extern "C" int MPI_Pcontrol(const int level, ...) {
   if (level == ripple::kPcontrolIteration) {
     va_list args;
     va_start(args, level);
-    ripple::trace::set_iteration(va_arg(args, int));
+    const int iteration = va_arg(args, int);
     va_end(args);
-    if (ripple::trace::detail::g_state != nullptr && ripple::trace::detail::g_state->active)
-      ripple::trace::detail::sample_counters(*ripple::trace::detail::g_state);
+    ripple::trace::set_iteration(iteration);
+    if (ripple::trace::detail::g_state != nullptr && ripple::trace::detail::g_state->active) {
+      ripple::trace::detail::State& s = *ripple::trace::detail::g_state;
+      ripple::trace::detail::sample_counters(s);
+      if (s.sampler.active()) {
+        s.sampler.mark(PMPI_Wtime() - s.t0, iteration);
+        s.sampler.drain();
+      }
+    }
   }
   ripple::trace::Scope scope(ripple::trace::Call::MPI_Pcontrol, __builtin_return_address(0));
   if (scope.recording()) scope.tag(level);

@@ -14,6 +14,7 @@
 #include "request_table.hpp"
 #include "ripple/trace/clock_model.hpp"
 #include "ripple/trace/event.hpp"
+#include "sampler.hpp"
 
 namespace ripple::trace::detail {
 
@@ -66,6 +67,7 @@ struct State {
   RequestTable requests;
   PlacementInfo placement;          // probed at MPI_Init
   Counters counters;                // read at MPI_Init, every iteration marker and MPI_Finalize
+  MemorySampler sampler;            // drained by the flusher, at iteration markers and at MPI_Finalize
   std::vector<double> sample_time;  // tracer clock, like event times
   std::vector<std::int32_t> sample_iteration;
   std::vector<std::int64_t> sample_values;   // counters.size() per sample

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -35,7 +36,13 @@ std::string library_path() {
   return RIPPLE_TRACE_BUILD_LIBRARY;
 }
 
-int launch(const std::string& output, double buffer_mib, double flush_seconds, const std::vector<std::string>& command) {
+struct Sampling {
+  std::string event = "auto";
+  std::uint64_t period = 4000, ldlat = 30;
+};
+
+int launch(const std::string& output, double buffer_mib, double flush_seconds, const Sampling& sampling,
+           const std::vector<std::string>& command) {
   if (command.empty()) throw InputError("ripple trace: name the program to run after --, e.g. ripple trace -- ./app args");
   const std::string lib = library_path();
   if (!fs::exists(lib))
@@ -51,6 +58,9 @@ int launch(const std::string& output, double buffer_mib, double flush_seconds, c
   ::setenv("RIPPLE_TRACE_OUTPUT", out.c_str(), 1);
   ::setenv("RIPPLE_TRACE_BUFFER_MIB", fmt::format("{}", buffer_mib).c_str(), 1);
   ::setenv("RIPPLE_TRACE_FLUSH_SECONDS", fmt::format("{}", flush_seconds).c_str(), 1);
+  ::setenv("RIPPLE_TRACE_SAMPLES", sampling.event.c_str(), 1);
+  ::setenv("RIPPLE_TRACE_SAMPLE_PERIOD", fmt::format("{}", sampling.period).c_str(), 1);
+  ::setenv("RIPPLE_TRACE_LDLAT", fmt::format("{}", sampling.ldlat).c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -144,6 +154,18 @@ int trace_main(int argc, char** argv) {
   app.add_option("--buffer-mib", buffer_mib, "in-memory event buffer per rank before it is spooled to disk")
       ->capture_default_str();
   app.add_option("--flush-seconds", flush_seconds, "spool at least this often (what a crash can lose)")->capture_default_str();
+  Sampling sampling;
+  app.add_option("--samples", sampling.event,
+                 "precise memory samples: auto (PEBS load latency or AMD IBS), mem-loads, ibs_op, off, or a software "
+                 "event with data addresses: page-faults, minor-faults, major-faults")
+      ->check(CLI::IsMember({"auto", "off", "mem-loads", "ibs_op", "page-faults", "minor-faults", "major-faults"}))
+      ->capture_default_str();
+  app.add_option("--sample-period", sampling.period, "events between two samples")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--ldlat", sampling.ldlat, "PEBS load-latency threshold in cycles")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
   app.add_option("command", command, "the program and its arguments, after --");
   auto* recover_cmd = app.add_subcommand("recover", "rebuild a trace file from the spools of a run that died");
   std::string recover_input, recover_output;
@@ -164,7 +186,7 @@ int trace_main(int argc, char** argv) {
     if (*recover_cmd) return recover(recover_input, recover_output);
     if (buffer_mib <= 0 || flush_seconds <= 0)
       throw InputError("ripple trace: --buffer-mib and --flush-seconds must be positive");
-    return launch(output, buffer_mib, flush_seconds, command);
+    return launch(output, buffer_mib, flush_seconds, sampling, command);
   } catch (const Error& e) {
     std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return e.exit_code();

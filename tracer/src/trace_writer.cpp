@@ -16,6 +16,7 @@
 #include "ripple/common/hdf5_file.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/trace/event_h5.hpp"
+#include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/recorder.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
@@ -35,6 +36,22 @@ void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, co
   H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
   RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), value));
 }
+// Writes `count` elements at `start` of the 1-D dataset ds, collectively (every rank calls it, some
+// with nothing to write). HDF5 rejects a null buffer even for an empty selection, and a write to a
+// dataset without elements.
+void write_slice(const ParallelH5File& file, hid_t ds, hid_t type, hsize_t start, hsize_t count, const void* data) {
+  static const std::uint64_t nothing = 0;
+  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds)));
+  if (H5Sget_simple_extent_npoints(space.get()) == 0) return;  // an empty dataset, on every rank alike
+  if (count == 0)
+    RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
+  else
+    RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
+  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
+  if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
+  RIPPLE_H5_CHECK(H5Dwrite(ds, type, mem.get(), space.get(), file.collective(), data != nullptr ? data : &nothing));
+}
+
 void write_int64_per_rank(const ParallelH5File& f, const char* name, std::int64_t v, int rank, int ranks) {
   write_per_rank(f, name, H5T_NATIVE_INT64, &v, rank, ranks);
 }
@@ -67,12 +84,8 @@ std::string sources_json(const State& s) {
   for (const auto& c : s.counters.status())
     counters += std::string(counters.empty() ? "" : ", ") + "\"" + json_escape(c.name) + "\": \"" +
                 (c.active ? "active via " : "unavailable: ") + json_escape(c.how) + "\"";
-  // Precise memory sampling needs the PMU's load-latency event (PEBS) or IBS; say which is missing.
-  std::string perf = "unavailable: precise memory sampling is not enabled in this tracer yet (its record decoder is)";
-  if (::access("/sys/bus/event_source/devices/cpu", F_OK) != 0 && ::access("/sys/bus/event_source/devices/cpu_core", F_OK) != 0 &&
-      ::access("/sys/bus/event_source/devices/ibs_op", F_OK) != 0)
-    perf = "unavailable: no hardware PMU (no /sys/bus/event_source/devices/cpu, cpu_core or ibs_op)";
-  return "{\"mpi\": \"active\", \"counters\": {" + counters + "}, \"perf\": \"" + perf + "\", \"hwloc\": \"" +
+  const std::string& perf = s.sampler.status();
+  return "{\"mpi\": \"active\", \"counters\": {" + counters + "}, \"perf\": \"" + json_escape(perf) + "\", \"hwloc\": \"" +
          json_escape(s.placement.status) + "\"}";
 }
 
@@ -101,17 +114,12 @@ void write_placement(const ParallelH5File& file, const State& s) {
   H5Id off_mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
   if (s.rank != 0) RIPPLE_H5_CHECK(H5Sselect_none(off_mem.get()));
   RIPPLE_H5_CHECK(H5Dwrite(off.get(), H5T_NATIVE_INT64, off_mem.get(), off_space.get(), file.collective(), offsets.data()));
-  const hsize_t n_bytes = static_cast<hsize_t>(total), start = static_cast<hsize_t>(at), count = static_cast<hsize_t>(bytes);
+  const hsize_t n_bytes = static_cast<hsize_t>(total);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_bytes, nullptr)));
   H5Id xml(RIPPLE_H5_CHECK(
       H5Dcreate2(file.id(), schema::kTopologyXml, H5T_NATIVE_UINT8, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  if (count == 0)
-    RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
-  else
-    RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
-  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
-  if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
-  RIPPLE_H5_CHECK(H5Dwrite(xml.get(), H5T_NATIVE_UINT8, mem.get(), space.get(), file.collective(), s.placement.node_xml.data()));
+  write_slice(file, xml.get(), H5T_NATIVE_UINT8, static_cast<hsize_t>(at), static_cast<hsize_t>(bytes),
+              s.placement.node_xml.data());
 }
 
 // /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize), collectively.
@@ -151,6 +159,31 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   column("/counters/iteration", H5T_NATIVE_INT32, s.sample_iteration.data(), 0);
   column("/counters/rank", H5T_NATIVE_INT32, rank.data(), 0);
   if (n > 0) column("/counters/values", H5T_NATIVE_INT64, s.sample_values.data(), n);
+}
+
+// /samples: every rank's precise memory samples, collectively, times on rank 0's clock.
+void write_samples(const ParallelH5File& file, State& s, const ClockModel& clock) {
+  std::vector<SampleRecord> rows(s.sampler.samples());
+  for (SampleRecord& r : rows) r.time = clock.to_global(r.time + s.t0) - s.t0_root;
+  const auto n = static_cast<std::int64_t>(rows.size());
+  std::int64_t offset = 0, total = 0;
+  PMPI_Exscan(&n, &offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (s.rank == 0) offset = 0;
+  PMPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_attribute(group.get(), "status", rank0_string(s.sampler.status()));
+  std::string levels;
+  for (int l = 0; l <= static_cast<int>(DataSource::Level::AnyCache); ++l)
+    levels += std::string(l ? "\n" : "") + level_name(static_cast<DataSource::Level>(l));
+  write_attribute(group.get(), "level_names", levels);
+  H5Id type = sample_h5_type();
+  const hsize_t all = static_cast<hsize_t>(total);
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &all, nullptr)));
+  H5Id ds(
+      RIPPLE_H5_CHECK(H5Dcreate2(file.id(), schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset), static_cast<hsize_t>(n), rows.data());
+  write_int64_per_rank(file, schema::kSamplesLost, s.sampler.lost(), s.rank, s.ranks);
+  write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.dropped(), s.rank, s.ranks);
 }
 
 void write(State& s) {
@@ -199,6 +232,7 @@ void write(State& s) {
 
   write_counters(file, s, clock);
   write_placement(file, s);
+  write_samples(file, s, clock);
 
   H5Id type = event_h5_type();
   const hsize_t n_all = static_cast<hsize_t>(all);
@@ -229,15 +263,8 @@ void write(State& s) {
     for (std::int64_t k = from_spool; k < n; ++k)
       chunk[static_cast<std::size_t>(k)] = s.buffer[static_cast<std::size_t>(done + k - s.spooled)];
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
-    H5Id fs(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
-    const hsize_t start = static_cast<hsize_t>(offset + done), count = static_cast<hsize_t>(std::max<std::int64_t>(n, 0));
-    if (count == 0)
-      RIPPLE_H5_CHECK(H5Sselect_none(fs.get()));
-    else
-      RIPPLE_H5_CHECK(H5Sselect_hyperslab(fs.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
-    H5Id ms(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
-    if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(ms.get()));
-    RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type.get(), ms.get(), fs.get(), file.collective(), chunk.data()));
+    write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done),
+                static_cast<hsize_t>(std::max<std::int64_t>(n, 0)), chunk.data());
     done += std::max<std::int64_t>(n, 0);
   }
   if (fd >= 0) ::close(fd);
@@ -260,6 +287,9 @@ void stop() {
     detail::sample_counters(*s);
     s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
     detail::stop_flusher(*s);
+    s->sampler.drain();
+    s->sampler.stop();
+    s->sampler.assign_iterations();
     s->sync_end = detail::measure_offset(s->rank, s->ranks);
     PMPI_Comm_free(&s->sync_comm);
     detail::flush_all();  // everything to the spool first: if the HDF5 write fails, nothing is lost

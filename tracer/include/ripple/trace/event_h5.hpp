@@ -8,6 +8,7 @@
 
 #include "ripple/common/hdf5_file.hpp"
 #include "ripple/trace/placement_record.hpp"
+#include "ripple/trace/sample_record.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
 namespace ripple::trace {
@@ -45,6 +46,23 @@ inline H5Id placement_h5_type() {
                                                       {"node_leader", offsetof(Placement, node_leader)},
                                                       {"socket_leader", offsetof(Placement, socket_leader)}};
   for (const auto& [name, at] : ints) RIPPLE_H5_CHECK(H5Tinsert(type.get(), name, at, H5T_NATIVE_INT32));
+  return type;
+}
+
+// The compound type of /samples/records.
+inline H5Id sample_h5_type() {
+  H5Id type(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(SampleRecord))));
+  RIPPLE_H5_CHECK(H5Tinsert(type.get(), "time", offsetof(SampleRecord, time), H5T_NATIVE_DOUBLE));
+  const std::pair<const char*, std::size_t> u64[] = {{"ip", offsetof(SampleRecord, ip)},
+                                                     {"addr", offsetof(SampleRecord, addr)},
+                                                     {"weight", offsetof(SampleRecord, weight)},
+                                                     {"data_src", offsetof(SampleRecord, data_src)}};
+  for (const auto& [name, at] : u64) RIPPLE_H5_CHECK(H5Tinsert(type.get(), name, at, H5T_NATIVE_UINT64));
+  const std::pair<const char*, std::size_t> i32[] = {
+      {"rank", offsetof(SampleRecord, rank)},   {"iteration", offsetof(SampleRecord, iteration)},
+      {"cpu", offsetof(SampleRecord, cpu)},     {"tid", offsetof(SampleRecord, tid)},
+      {"level", offsetof(SampleRecord, level)}, {"hit", offsetof(SampleRecord, hit)}};
+  for (const auto& [name, at] : i32) RIPPLE_H5_CHECK(H5Tinsert(type.get(), name, at, H5T_NATIVE_INT32));
   return type;
 }
 
