@@ -22,7 +22,7 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 def run(build, iterations, trace=None):
     cmd = ["mpirun", "-np", "2", "--bind-to", "core", os.path.join(build, "bench", "ripple_trace_pingpong"), str(iterations)]
     if trace:
-        cmd = cmd[:5] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--"] + cmd[5:]
+        cmd = cmd[:5] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[5:]
     out = subprocess.run(cmd, check=True, env=ENV, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 

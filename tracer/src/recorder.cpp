@@ -37,9 +37,9 @@ State* g_state = nullptr;
 namespace {
 
 using detail::g_state;
-thread_local int t_depth = 0;  // > 0 inside a recorded call: MPI's own MPI calls are not recorded
+RIPPLE_TLS thread_local int t_depth = 0;  // > 0 inside a recorded call: MPI's own MPI calls are not recorded
 
-double now() { return PMPI_Wtime() - g_state->t0; }
+double now() { return detail::clock_seconds() - g_state->t0; }
 
 void lock(State& s) {
   while (s.lock.test_and_set(std::memory_order_acquire)) {
@@ -108,25 +108,6 @@ void flusher_loop(State* s) {
 std::string env_or(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : fallback;
-}
-
-// MPI_Wtime minus CLOCK_MONOTONIC, from the tightest of a few back-to-back readings: it puts the
-// kernel's sample timestamps on the tracer clock.
-double wtime_minus_monotonic() {
-  double best_gap = HUGE_VAL, offset = 0;
-  for (int k = 0; k < 5; ++k) {
-    timespec a{}, b{};
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    const double w = PMPI_Wtime();
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    const double ta = static_cast<double>(a.tv_sec) + 1e-9 * static_cast<double>(a.tv_nsec);
-    const double tb = static_cast<double>(b.tv_sec) + 1e-9 * static_cast<double>(b.tv_nsec);
-    if (tb - ta < best_gap) {
-      best_gap = tb - ta;
-      offset = w - 0.5 * (ta + tb);
-    }
-  }
-  return offset;
 }
 
 detail::SamplerConfig sampler_config() {
@@ -205,12 +186,12 @@ void start(Call init_call) {
 
   s->placement = detail::probe_placement(MPI_COMM_WORLD);
 
-  // The tracer clock: events carry MPI_Wtime less this rank's t0; the writer maps them onto rank 0's
+  // The tracer clock: events carry CLOCK_MONOTONIC less this rank's t0; the writer maps them onto rank 0's
   // clock through the offsets measured now and at MPI_Finalize (docs/trace-format.md).
   PMPI_Comm_dup(MPI_COMM_WORLD, &s->sync_comm);  // ping-pongs never match the application's receives
   s->sync_start = detail::measure_offset(s->rank, s->ranks);
   PMPI_Barrier(MPI_COMM_WORLD);
-  s->t0 = PMPI_Wtime();
+  s->t0 = detail::clock_seconds();
   s->t0_root = s->t0;
   PMPI_Bcast(&s->t0_root, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   SpoolHeader header;
@@ -241,7 +222,7 @@ void start(Call init_call) {
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
   const detail::SamplerConfig sampling = sampler_config();
-  s->sampler.start(sampling, s->rank, wtime_minus_monotonic(), s->t0);
+  s->sampler.start(sampling, s->rank, s->t0);
   if (s->rank == 0) {
     std::string missing;
     for (const auto& c : s->counters.status())
@@ -327,6 +308,7 @@ void register_comm(MPI_Comm comm) {
   std::vector<int> world = world_ranks_of(comm);  // outside the lock: MPI calls
   comm_lock(s);
   s.comms.push_back(CommEntry{comm, static_cast<int>(s.comms.size()), std::move(world)});
+  s.comm_generation.fetch_add(1, std::memory_order_release);
   comm_unlock(s);
 }
 
@@ -337,6 +319,7 @@ void forget_comm(MPI_Comm comm) {
   for (std::size_t k = s.comms.size(); k-- > 1;)
     if (s.comms[k].comm == comm) {
       s.comms[k].comm = MPI_COMM_NULL;  // the handle may be reused; the entry stays for pending requests
+      s.comm_generation.fetch_add(1, std::memory_order_release);
       break;
     }
   comm_unlock(s);
@@ -352,26 +335,46 @@ OffsetSample measure_offset(int rank, int ranks) {
       if (rank == 0) {
         double ping = 0;
         PMPI_Recv(&ping, 1, MPI_DOUBLE, r, kTag, g_state->sync_comm, MPI_STATUS_IGNORE);
-        const double stamp = PMPI_Wtime();
+        const double stamp = clock_seconds();
         PMPI_Send(&stamp, 1, MPI_DOUBLE, r, kTag, g_state->sync_comm);
       } else if (rank == r) {
-        PingPong p{PMPI_Wtime(), 0, 0};
+        PingPong p{clock_seconds(), 0, 0};
         PMPI_Send(&p.sent, 1, MPI_DOUBLE, 0, kTag, g_state->sync_comm);
         PMPI_Recv(&p.remote, 1, MPI_DOUBLE, 0, kTag, g_state->sync_comm, MPI_STATUS_IGNORE);
-        p.received = PMPI_Wtime();
+        p.received = clock_seconds();
         samples.push_back(p);
       }
     }
   }
   if (rank == 0) {
     OffsetSample self;
-    self.local = PMPI_Wtime();
+    self.local = clock_seconds();
     return self;  // rank 0 is the reference
   }
   return estimate_offset(samples);
 }
 
+namespace {
+// The last communicator this thread looked up, valid while the registry's generation is unchanged.
+struct CommCache {
+  MPI_Comm comm;
+  int id;
+  std::uint64_t generation;
+};
+RIPPLE_TLS thread_local CommCache t_comm_cache{MPI_COMM_NULL, -1, ~std::uint64_t{0}};
+}  // namespace
+
 int comm_id(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return 0;  // never freed, always the first entry
+  State& s = *g_state;
+  const std::uint64_t generation = s.comm_generation.load(std::memory_order_acquire);
+  if (t_comm_cache.comm == comm && t_comm_cache.generation == generation) return t_comm_cache.id;
+  const int id = comm_id_locked(comm);
+  t_comm_cache = {comm, id, generation};
+  return id;
+}
+
+int comm_id_locked(MPI_Comm comm) {
   State& s = *g_state;
   comm_lock(s);
   for (std::size_t k = s.comms.size(); k-- > 0;)
@@ -381,11 +384,12 @@ int comm_id(MPI_Comm comm) {
     }
   comm_unlock(s);
   register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare)
-  return comm_id(comm);
+  return comm_id_locked(comm);
 }
 
 int world_rank(int id, int rank) {
   State& s = *g_state;
+  if (id == 0) return rank >= 0 && rank < s.ranks ? rank : -1;  // MPI_COMM_WORLD: identity, no lock
   comm_lock(s);
   int world = -1;
   if (id >= 0 && static_cast<std::size_t>(id) < s.comms.size()) {
@@ -588,7 +592,7 @@ extern "C" int MPI_Pcontrol(const int level, ...) {
       ripple::trace::detail::State& s = *ripple::trace::detail::g_state;
       ripple::trace::detail::sample_counters(s);
       if (s.sampler.active()) {
-        s.sampler.mark(PMPI_Wtime() - s.t0, iteration);
+        s.sampler.mark(ripple::trace::detail::clock_seconds() - s.t0, iteration);
         s.sampler.drain();
       }
     }

@@ -1,6 +1,7 @@
 #pragma once
 // The recorder's process-wide state, shared by recorder.cpp and the writer.
 #include <mpi.h>
+#include <time.h>
 
 #include <atomic>
 #include <cstdint>
@@ -61,6 +62,7 @@ struct State {
   std::atomic<int> iteration{-1};
   std::vector<CommEntry> comms;  // guarded by comm_lock
   std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
+  std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms changes: per-thread caches check it
   int next_comm_id = 1;
   std::vector<char> on_node;  // per world rank
   std::int64_t next_request = 0;
@@ -77,10 +79,21 @@ struct State {
 };
 
 extern State* g_state;
+// The tracer's clock: CLOCK_MONOTONIC in seconds (a vDSO call, cheaper than MPI_Wtime, and the clock
+// the kernel stamps perf samples with). Offsets to rank 0 are measured on it too.
+inline double clock_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+// Thread-locals of a preloaded library: the initial-exec model avoids a __tls_get_addr call per
+// access (the library is loaded at start-up, where static TLS space is reserved).
+#define RIPPLE_TLS __attribute__((tls_model("initial-exec")))
 // Ping-pongs with rank 0 on MPI_COMM_WORLD (PMPI, collective): this rank's offset to rank 0.
 OffsetSample measure_offset(int rank, int ranks);
 // The id of comm, registering it if the tracer has not seen it (made by an unwrapped call).
 int comm_id(MPI_Comm comm);
+int comm_id_locked(MPI_Comm comm);  // comm_id without the per-thread cache
 // World rank of `rank` in communicator `id` (bounds-checked): -1 if out of range.
 int world_rank(int id, int rank);
 void stop_flusher(State& s);

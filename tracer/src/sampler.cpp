@@ -37,7 +37,7 @@ perf_event_attr sampling_attr(std::uint32_t type, std::uint64_t config, std::uin
   attr.sample_type = kMemorySampleType;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  attr.use_clockid = 1;  // sample times on CLOCK_MONOTONIC, which the tracer relates to MPI_Wtime
+  attr.use_clockid = 1;  // sample times on CLOCK_MONOTONIC, the tracer clock
   attr.clockid = CLOCK_MONOTONIC;
   return attr;
 }
@@ -125,9 +125,9 @@ bool MemorySampler::open_event(const SamplerConfig& c, std::string& what, std::s
   return false;
 }
 
-void MemorySampler::start(const SamplerConfig& c, int rank, double wtime_minus_monotonic, double t0) {
+void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
   rank_ = rank;
-  offset_ = wtime_minus_monotonic - t0;
+  offset_ = -t0;
   max_samples_ = c.max_samples;
   if (c.event == "off") {
     status_ = "unavailable: switched off (--samples off)";

@@ -4,8 +4,8 @@
 // `mem-loads-aux` where the core needs it) or AMD IBS op; or, for tests and first-touch studies, a
 // Linux software event such as page-faults. No signals: the ring buffer is drained by header size
 // (perf_decoder) from the recorder's flusher thread, at iteration markers and at MPI_Finalize.
-// Sample times come from CLOCK_MONOTONIC (the kernel stamps them) and are put on the tracer's
-// clock. If the event cannot be opened the reason is kept and the run goes on.
+// Sample times come from CLOCK_MONOTONIC, the tracer's own clock (the kernel stamps them). If the event cannot be opened the
+// reason is kept and the run goes on.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -35,8 +35,8 @@ public:
   MemorySampler& operator=(const MemorySampler&) = delete;
   ~MemorySampler();
 
-  // `wtime_minus_monotonic` and `t0` put kernel timestamps on the tracer clock.
-  void start(const SamplerConfig& config, int rank, double wtime_minus_monotonic, double t0);
+  // `t0` (CLOCK_MONOTONIC seconds at the tracer's start) puts kernel timestamps on the tracer clock.
+  void start(const SamplerConfig& config, int rank, double t0);
   // Decodes what the kernel has written since the last drain. Thread-safe.
   void drain();
   // An iteration marker at tracer time t: samples after it belong to `iteration`.

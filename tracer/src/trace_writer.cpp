@@ -216,7 +216,7 @@ void write(State& s) {
   write_attribute(file.id(), "lost_events", lost_all);
   write_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_json(s)));
   write_attribute(file.id(), sc::kClockAttr,
-                  std::string("seconds since rank 0's start, on rank 0's MPI_Wtime clock: each rank's offset to rank 0 "
+                  std::string("seconds since rank 0's start, on rank 0's CLOCK_MONOTONIC: each rank's offset to rank 0 "
                               "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "
                               "linear drift between; /ranks/clock_offset, clock_drift and clock_error give them"));
   int argc = 0;
