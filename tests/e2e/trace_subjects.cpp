@@ -4,6 +4,10 @@
 //   split:     MPI_Comm_split by parity; in each half, local rank 1 sends to local rank 0.
 //   threads:   MPI_THREAD_MULTIPLE, two threads per rank exchange `n` messages with the partner
 //              rank concurrently (tag = thread).
+//   gaps:      the cases a tracer easily gets wrong: MPI_IN_PLACE collectives (Reduce and Gather at
+//              the root, Allgather everywhere), MPI_Put to a target of a split communicator's
+//              window, MPI_Sendrecv and MPI_Iprobe with MPI_ANY_SOURCE around a ring, and a wait on
+//              a persistent request before it is started (then started and completed twice).
 //   touch:     maps `pages` fresh pages (no huge pages), marks iterations 0..2 as the proxy apps do
 //              (MPI_Pcontrol(7701, it)), touches the first byte of every page in iteration 1 only,
 //              then sends the whole buffer to itself so that the trace holds its address range.
@@ -104,6 +108,49 @@ int threads(int rank, int size, int n) {
   return 0;
 }
 
+int gaps(int rank, int size) {
+  // In-place collectives: 4 doubles per rank.
+  std::vector<double> v(4 * static_cast<std::size_t>(size), 1.0);
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : v.data(), v.data(), 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Gather(rank == 0 ? MPI_IN_PLACE : v.data(), 4, MPI_DOUBLE, v.data(), 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Allgather(MPI_IN_PLACE, 4, MPI_DOUBLE, v.data(), 4, MPI_DOUBLE, MPI_COMM_WORLD);
+  // One-sided: in the half of the same parity, every rank puts into local rank 0's window.
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  double* base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate(8 * static_cast<MPI_Aint>(size), 8, MPI_INFO_NULL, half, &base, &win);
+  MPI_Win_fence(0, win);
+  const double one = 1.0;
+  int me = 0;
+  MPI_Comm_rank(half, &me);
+  MPI_Put(&one, 1, MPI_DOUBLE, 0, me, 1, MPI_DOUBLE, win);
+  MPI_Win_fence(0, win);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&half);
+  // A ring: send right, receive from anyone (the left neighbour), 3 doubles, tag 7.
+  double out[3] = {1, 2, 3}, in[3] = {};
+  MPI_Status st;
+  MPI_Sendrecv(out, 3, MPI_DOUBLE, (rank + 1) % size, 7, in, 3, MPI_DOUBLE, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &st);
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPI_Isend(out, 2, MPI_DOUBLE, (rank + 1) % size, 8, MPI_COMM_WORLD, &req);
+  for (int flag = 0; !flag;) MPI_Iprobe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &flag, &st);
+  MPI_Recv(in, 2, MPI_DOUBLE, st.MPI_SOURCE, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  // Persistent: a wait before the first start completes nothing; then two rounds.
+  MPI_Request pr[2];
+  MPI_Recv_init(in, 1, MPI_DOUBLE, (rank + size - 1) % size, 9, MPI_COMM_WORLD, &pr[0]);
+  MPI_Send_init(out, 1, MPI_DOUBLE, (rank + 1) % size, 9, MPI_COMM_WORLD, &pr[1]);
+  MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+  for (int round = 0; round < 2; ++round) {
+    MPI_Startall(2, pr);
+    MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+  }
+  MPI_Request_free(&pr[0]);
+  MPI_Request_free(&pr[1]);
+  return 0;
+}
+
 int touch(int rank, int pages) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t bytes = page * static_cast<std::size_t>(pages);
@@ -143,6 +190,8 @@ int main(int argc, char** argv) {
     rc = freed(rank);
   else if (std::strcmp(mode, "inter") == 0)
     rc = inter(rank);
+  else if (std::strcmp(mode, "gaps") == 0)
+    rc = gaps(rank, size);
   else if (std::strcmp(mode, "touch") == 0)
     rc = touch(rank, argc > 2 ? std::atoi(argv[2]) : 256);
   else if (std::strcmp(mode, "threads") == 0) {

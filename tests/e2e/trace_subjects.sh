@@ -83,4 +83,37 @@ for rank in range(2):
     assert Counter(int(t) for t in e[e["call"] == names.index("MPI_Isend")]["tag"]) == {10: 2000, 11: 2000}
 PY
 fi
+traced 4 gaps.h5 gaps > gaps.txt 2>&1 || fail "gaps run: $(cat gaps.txt)"
+/usr/bin/python3 - gaps.h5 <<'PY' && pass "in-place collectives, one-sided targets, Sendrecv/Iprobe sources, inactive persistent requests" || fail "gaps trace"
+import sys
+from collections import Counter
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+for rank in range(4):
+    e = ev[f["/ranks/offset"][rank]:f["/ranks/offset"][rank] + f["/ranks/count"][rank]]
+    one = lambda n: e[e["call"] == names.index(n)]
+    # MPI_IN_PLACE: the root's (and Allgather's) contribution is counted from the receive buffer.
+    assert one("MPI_Reduce")["bytes"].tolist() == [32], one("MPI_Reduce")
+    assert one("MPI_Gather")["bytes"].tolist() == [32] and one("MPI_Allgather")["bytes"].tolist() == [32]
+    assert one("MPI_Reduce")["buffer"][0] != 0
+    # MPI_Put to local rank 0 of the half of the same parity: world rank rank % 2.
+    put = one("MPI_Put")
+    assert len(put) == 1 and put["peer"][0] == rank % 2 and put["bytes"][0] == 8, put
+    assert (one("MPI_Win_fence")["comm"] == put["comm"][0]).all() and put["comm"][0] > 0
+    # Sendrecv: the send half in the event, the receive half as the completion record after it.
+    i = [k for k in range(len(e)) if names[e[k]["call"]] == "MPI_Sendrecv"]
+    assert len(i) == 1 and e[i[0]]["peer"] == (rank + 1) % 4
+    c = e[i[0] + 1]
+    assert names[c["call"]] == "completion" and c["peer"] == (rank + 3) % 4 and c["bytes"] == 24 and c["tag"] == 7, c
+    probes = one("MPI_Iprobe")
+    assert probes[-1]["peer"] == (rank + 3) % 4 and probes[-1]["bytes"] == 16, probes[-1]
+    # Persistent: the first Waitall (nothing started) completes nothing; each later one two requests.
+    waitalls = [k for k in range(len(e)) if names[e[k]["call"]] == "MPI_Waitall"]
+    assert len(waitalls) == 3
+    after = lambda k: sum(1 for j in range(k + 1, len(e)) if names[e[j]["call"]] == "completion" and
+                          all(names[e[m]["call"]] == "completion" for m in range(k + 1, j + 1)))
+    assert [after(k) for k in waitalls] == [0, 2, 2], [after(k) for k in waitalls]
+PY
 finish

@@ -325,6 +325,27 @@ void forget_comm(MPI_Comm comm) {
   comm_unlock(s);
 }
 
+void register_window(MPI_Win win, MPI_Comm comm) {
+  if (g_state == nullptr || win == MPI_WIN_NULL) return;
+  State& s = *g_state;
+  const int id = detail::comm_id(comm);
+  comm_lock(s);
+  s.windows.emplace_back(win, id);
+  comm_unlock(s);
+}
+
+void forget_window(MPI_Win win) {
+  if (g_state == nullptr) return;
+  State& s = *g_state;
+  comm_lock(s);
+  for (std::size_t k = s.windows.size(); k-- > 0;)
+    if (s.windows[k].first == win) {
+      s.windows.erase(s.windows.begin() + static_cast<std::ptrdiff_t>(k));
+      break;
+    }
+  comm_unlock(s);
+}
+
 namespace detail {
 OffsetSample measure_offset(int rank, int ranks) {
   constexpr int kRounds = 10;
@@ -466,8 +487,7 @@ void Scope::snapshot(const MPI_Request* requests, int count) {
   unlock(s);
 }
 
-void Scope::completion(int index, const MPI_Status* status) {
-  if (t_handles[static_cast<std::size_t>(index)] == MPI_REQUEST_NULL) return;  // nothing was pending
+Event& Scope::new_completion(int index) {
   if (static_cast<std::size_t>(pending_) >= t_completions.size()) t_completions.resize(t_completions.size() * 2);
   Event& c = t_completions[static_cast<std::size_t>(pending_++)];
   c = Event{};
@@ -476,12 +496,22 @@ void Scope::completion(int index, const MPI_Status* status) {
   c.iteration = event_.iteration;
   c.call_site = event_.call_site;
   c.count = index;
+  return c;
+}
+
+void Scope::completion(int index, const MPI_Status* status) {
+  if (t_handles[static_cast<std::size_t>(index)] == MPI_REQUEST_NULL) return;  // nothing was pending
+  const detail::RequestInfo copy = t_infos[static_cast<std::size_t>(index)];
+  if (copy.persistent && !copy.active) return;  // an inactive persistent request completes at once, empty
+  Event& c = new_completion(index);
   State& s = *g_state;
   const auto handle = reinterpret_cast<std::uintptr_t>(t_handles[static_cast<std::size_t>(index)]);
-  const detail::RequestInfo copy = t_infos[static_cast<std::size_t>(index)];
-  if (copy.id >= 0 && !copy.persistent) {
+  if (copy.id >= 0) {
     lock(s);
-    s.requests.erase_if(handle, copy.id);
+    if (copy.persistent)
+      s.requests.set_active(handle, false);
+    else
+      s.requests.erase_if(handle, copy.id);
     unlock(s);
   }
   c.request = copy.id;
@@ -521,7 +551,47 @@ void Scope::resolve_source(const MPI_Status* status, MPI_Comm c) {
   event_.bytes = bytes;
 }
 
-void Scope::started(const MPI_Request*) {}
+void Scope::received(int source, const MPI_Status* status, MPI_Comm c) {
+  if (!recording_ || status == nullptr || source == MPI_PROC_NULL) return;
+  Event& r = new_completion(0);
+  int bytes = 0;
+  PMPI_Get_count(status, MPI_BYTE, &bytes);
+  r.bytes = bytes;
+  r.tag = status->MPI_TAG;
+  r.comm = event_.comm;
+  const int from = source == MPI_ANY_SOURCE ? status->MPI_SOURCE : source;
+  r.peer = from >= 0 ? detail::world_rank(event_.comm >= 0 ? event_.comm : detail::comm_id(c), from) : -1;
+  r.same_node = r.peer >= 0 && r.peer < g_state->ranks && g_state->on_node[static_cast<std::size_t>(r.peer)] ? 1 : 0;
+}
+
+void Scope::window(MPI_Win w) {
+  State& s = *g_state;
+  comm_lock(s);
+  event_.comm = -1;
+  for (std::size_t k = s.windows.size(); k-- > 0;)
+    if (s.windows[k].first == w) {
+      event_.comm = s.windows[k].second;
+      break;
+    }
+  comm_unlock(s);
+}
+
+void Scope::window_peer(int target) {
+  if (event_.comm < 0) {
+    event_.peer = -1;  // a window made by a call the tracer does not wrap
+    return;
+  }
+  peer(target, MPI_COMM_NULL);
+}
+
+void Scope::started(const MPI_Request* r, int count) {
+  if (!recording_ || r == nullptr) return;
+  State& s = *g_state;
+  lock(s);
+  for (int k = 0; k < count; ++k)
+    if (r[k] != MPI_REQUEST_NULL) s.requests.set_active(reinterpret_cast<std::uintptr_t>(r[k]), true);
+  unlock(s);
+}
 
 void Scope::forget_request(const MPI_Request* r) {
   if (!recording_ || r == nullptr) return;

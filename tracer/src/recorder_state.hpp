@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "counters.hpp"
@@ -64,7 +65,8 @@ struct State {
   std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
   std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms changes: per-thread caches check it
   int next_comm_id = 1;
-  std::vector<char> on_node;  // per world rank
+  std::vector<std::pair<MPI_Win, int>> windows;  // window, communicator id; guarded by comm_lock
+  std::vector<char> on_node;                     // per world rank
   std::int64_t next_request = 0;
   RequestTable requests;
   PlacementInfo placement;          // probed at MPI_Init

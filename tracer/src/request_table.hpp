@@ -14,6 +14,7 @@ struct RequestInfo {
   int comm = -1;  // communicator id
   bool receive = false;
   bool persistent = false;
+  bool active = false;  // persistent: started and not yet completed
 };
 
 class RequestTable {
@@ -22,6 +23,10 @@ public:
   // False when full (the request is then untracked; its completion records id -1).
   bool insert(const RequestInfo& info);
   [[nodiscard]] const RequestInfo* find(std::uintptr_t handle) const;
+  // A persistent request started (true) or completed (false); unknown handles are ignored.
+  void set_active(std::uintptr_t handle, bool active) {
+    if (const RequestInfo* r = find(handle)) const_cast<RequestInfo*>(r)->active = active;
+  }
   void erase(std::uintptr_t handle);
   // Erases only if the handle still maps to request `id` (another thread may have reused it).
   void erase_if(std::uintptr_t handle, std::int64_t id) {

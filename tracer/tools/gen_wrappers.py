@@ -58,6 +58,8 @@ def wrapper(f):
             body.append("  ripple::trace::abort_flush();")
         if kind == "comm_free":
             body.append("  ripple::trace::forget_comm(*comm);")
+        if kind == "win_free":
+            body.append("  ripple::trace::forget_window(*win);")
         # Completion calls: remember the request handles (MPI overwrites completed ones) and make
         # sure there are statuses to read the source and size from, even if the caller ignores them.
         args_list = list(f["args"])
@@ -78,13 +80,22 @@ def wrapper(f):
         call = f"P{name}({', '.join(args_list)})"
         body.append(f"  const int rc = {call};")
         rec = []
-        if "buf" in roles:
+        if "buf" in roles and "inplace" in roles:
+            b, ip = roles["buf"], roles["inplace"]
+            count, typ = roles["count"], roles["type"]
+            rec.append(f"if ({b} == MPI_IN_PLACE) scope.buffer({ip}, {roles.get('incount', count)}, {roles.get('intype', typ)});")
+            rec.append(f"else scope.buffer({b}, {count}, {typ});")
+        elif "buf" in roles:
             rec.append(f"scope.buffer({roles['buf']}, {roles['count']}, {roles['type']});")
         elif "count" in roles:
             rec.append(f"scope.count({roles['count']});")
         if "comm" in roles:
             rec.append(f"scope.comm({roles['comm']});")
-        if "peer" in roles:
+        if "win" in roles:
+            rec.append(f"scope.window({roles['win']});")
+        if "peer" in roles and "win" in roles:
+            rec.append(f"scope.window_peer({roles['peer']});")
+        elif "peer" in roles:
             rec.append(f"scope.peer({roles['peer']}, {roles['comm']});")
         if "tag" in roles:
             rec.append(f"scope.tag({roles['tag']});")
@@ -99,12 +110,18 @@ def wrapper(f):
             rec.append(f"if ({done_flag} && *{roles['index']} != MPI_UNDEFINED) scope.completed_one(*{roles['index']}, ripple_status);")
         elif "completes" in roles:
             rec.append(f"if ({done_flag}) scope.completed_all({roles['count']}, ripple_statuses);")
+        elif "recvpeer" in roles:
+            rec.append(f"scope.received({roles['recvpeer']}, ripple_status, {roles['comm']});")
         elif "status" in roles and "peer" in roles:
-            rec.append(f"scope.resolve_source(ripple_status, {roles['comm']});")
+            rec.append(f"if ({done_flag}) scope.resolve_source(ripple_status, {roles['comm']});")
         if "start" in roles:
-            rec.append(f"scope.started({roles['start']});")
+            rec.append(f"scope.started({roles['start']}, 1);")
+        if "starts" in roles:
+            rec.append(f"scope.started({roles['starts']}, {roles['count']});")
         if kind == "comm_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_comm(*{roles['newcomm']});")
+        if kind == "win_new":
+            rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_window(*{roles['newwin']}, {roles['comm']});")
         if rec:
             body.append("  if (scope.recording()) {")
             body += ["    " + r for r in rec]

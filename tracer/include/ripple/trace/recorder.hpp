@@ -23,6 +23,9 @@ void set_iteration(int iteration);
 // Communicators: new ones get an id and their world ranks; freed ones are forgotten.
 void register_comm(MPI_Comm comm);
 void forget_comm(MPI_Comm comm);
+// Windows: the communicator that translates one-sided targets to world ranks.
+void register_window(MPI_Win win, MPI_Comm comm);
+void forget_window(MPI_Win win);
 
 // Records one call: enter time at construction, exit time and commit at destruction. Nested MPI
 // calls made by MPI itself (or by the recorder) are not recorded.
@@ -48,11 +51,17 @@ public:
   void completed_all(int count, const MPI_Status* statuses);
   void completed_some(int outcount, const int* indices, const MPI_Status* statuses);
   void resolve_source(const MPI_Status* status, MPI_Comm c);  // MPI_ANY_SOURCE: the actual sender
-  void started(const MPI_Request* r);
+  // The receive half of a combined call (MPI_Sendrecv): a completion record (request -1) with the
+  // actual source, tag and bytes from the status.
+  void received(int source, const MPI_Status* status, MPI_Comm c);
+  void window(MPI_Win w);        // the window's communicator becomes the event's
+  void window_peer(int target);  // a target rank of that communicator
+  void started(const MPI_Request* r, int count);
   void forget_request(const MPI_Request* r);
 
 private:
   void completion(int index, const MPI_Status* status);
+  Event& new_completion(int index);
   Event event_;
   bool recording_ = false;
   int pending_ = 0;  // completion records waiting in the thread's scratch
