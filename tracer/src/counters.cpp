@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "ripple/trace/uncore_plan.hpp"
+
 #ifdef RIPPLE_HAVE_PAPI
 #include <papi.h>
 #endif
@@ -44,6 +46,8 @@ int open_software_event(std::uint64_t config, std::string& why) {
 }  // namespace
 
 std::vector<std::string> default_counter_events() { return {"PAPI_LD_INS", "PAPI_L1_DCM", "PAPI_TOT_CYC", "PAPI_L3_LDM"}; }
+
+std::vector<std::string> default_uncore_events() { return {"cas_count_read", "cas_count_write"}; }
 
 std::vector<std::string> split_event_list(const std::string& text) {
   std::vector<std::string> out;
@@ -126,6 +130,45 @@ void Counters::start(const std::vector<std::string>& names) {
 #endif
 }
 
+void Counters::start_uncore(const std::vector<std::string>& events, bool socket_leader, const std::vector<int>& package_cpus) {
+  const std::vector<UncorePlan> plans = plan_uncore("/sys/bus/event_source/devices", events, package_cpus);
+  uncore_fds_.resize(status_.size());
+  for (const UncorePlan& plan : plans) {
+    CounterStatus st;
+    st.name = "uncore::" + plan.event;
+    std::vector<int> fds;
+    if (!plan.why.empty()) {
+      st.how = plan.why;
+    } else if (!socket_leader) {
+      st.how = "counted by this package's socket leader (/ranks/placement socket_leader)";
+    } else {
+      for (const UncoreCounter& c : plan.counters) {
+        perf_event_attr attr{};
+        attr.size = sizeof attr;
+        attr.type = c.event.type;
+        attr.config = c.event.config[0];
+        attr.config1 = c.event.config[1];
+        attr.config2 = c.event.config[2];
+        const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, c.cpu, -1, 0));
+        if (fd < 0) {
+          st.how = "perf_event_open(" + c.pmu + ", cpu " + std::to_string(c.cpu) + ") failed: " + std::strerror(errno) +
+                   " (uncore counting needs perf_event_paranoid <= 0 or CAP_PERFMON)";
+          for (const int f : fds) ::close(f);
+          fds.clear();
+          break;
+        }
+        fds.push_back(fd);
+      }
+      if (!fds.empty()) st.how = "perf_event_open on " + std::to_string(fds.size()) + " uncore PMU(s), summed";
+    }
+    st.active = !fds.empty();
+    status_.push_back(st);
+    papi_slot_.push_back(-1);
+    fd_.push_back(-1);
+    uncore_fds_.push_back(std::move(fds));
+  }
+}
+
 void Counters::read(std::int64_t* out) {
 #ifdef RIPPLE_HAVE_PAPI
   bool papi = false;
@@ -139,6 +182,13 @@ void Counters::read(std::int64_t* out) {
     } else if (fd_[k] >= 0) {
       std::uint64_t v = 0;
       if (::read(fd_[k], &v, sizeof v) == static_cast<ssize_t>(sizeof v)) out[k] = static_cast<std::int64_t>(v);
+    } else if (k < uncore_fds_.size() && !uncore_fds_[k].empty()) {
+      std::int64_t sum = 0;
+      for (const int fd : uncore_fds_[k]) {
+        std::uint64_t v = 0;
+        if (::read(fd, &v, sizeof v) == static_cast<ssize_t>(sizeof v)) sum += static_cast<std::int64_t>(v);
+      }
+      out[k] = sum;
     }
   }
 }
@@ -152,6 +202,8 @@ bool Counters::any_active() const {
 Counters::~Counters() {
   for (const int fd : fd_)
     if (fd >= 0) ::close(fd);
+  for (const auto& fds : uncore_fds_)
+    for (const int fd : fds) ::close(fd);
 #ifdef RIPPLE_HAVE_PAPI
   if (papi_set_ >= 0) {
     std::vector<long long> v(papi_values_.size());

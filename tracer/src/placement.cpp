@@ -47,8 +47,10 @@ void locate(Topology& topo, PlacementInfo& info) {
   p.pu = os;
   if (hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo.t, HWLOC_OBJ_CORE, pu))
     p.core = static_cast<int>(core->logical_index);
-  if (hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo.t, HWLOC_OBJ_PACKAGE, pu))
+  if (hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo.t, HWLOC_OBJ_PACKAGE, pu)) {
     p.package = static_cast<int>(pkg->logical_index);
+    for (int c = hwloc_bitmap_first(pkg->cpuset); c >= 0; c = hwloc_bitmap_next(pkg->cpuset, c)) info.package_cpus.push_back(c);
+  }
   if (hwloc_obj_t numa = hwloc_get_next_obj_covering_cpuset_by_type(topo.t, pu->cpuset, HWLOC_OBJ_NUMANODE, nullptr))
     p.numa = static_cast<int>(numa->os_index);
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ripple/trace/placement_record.hpp"
 
@@ -15,8 +16,9 @@ using trace::Placement;
 
 struct PlacementInfo {
   Placement me;
-  std::string node_xml;  // the node's topology, on node leaders only
-  std::string status;    // "hwloc <version>" or why the topology is missing
+  std::string node_xml;           // the node's topology, on node leaders only
+  std::vector<int> package_cpus;  // OS indices of the CPUs of the package it runs on
+  std::string status;             // "hwloc <version>" or why the topology is missing
 };
 
 // Collective over `world`: probes this rank and elects the node and socket leaders.

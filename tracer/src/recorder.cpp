@@ -216,6 +216,10 @@ void start(Call init_call) {
   // recorded with its reason and reported in one line by rank 0; the run goes on.
   const char* list = std::getenv("RIPPLE_PAPI_EVENTS");
   s->counters.start(list != nullptr ? detail::split_event_list(list) : detail::default_counter_events());
+  // Uncore (memory-controller) counters: RIPPLE_UNCORE_EVENTS, counted once per package by its leader.
+  const char* uncore = std::getenv("RIPPLE_UNCORE_EVENTS");
+  s->counters.start_uncore(uncore != nullptr ? detail::split_event_list(uncore) : detail::default_uncore_events(),
+                           s->placement.me.socket_leader != 0, s->placement.package_cpus);
   s->sample_time.reserve(4096);
   s->sample_iteration.reserve(4096);
   s->sample_values.reserve(4096 * s->counters.size());
