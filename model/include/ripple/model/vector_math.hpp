@@ -6,8 +6,8 @@
 
 namespace ripple::model {
 
-// Ripple's own tanh (within 5 ulp of the exact value): built for AVX-512, AVX2 and the baseline,
-// chosen at run time, and bitwise the same on all of them.
+// Ripple's own tanh (within 3 ulp of the exact value): built for AVX-512, AVX2+FMA and the
+// baseline, chosen at run time, and bitwise the same on all of them.
 void tanh_inplace(double* x, std::size_t n);
 // out[i] = tanh(l[i] - r[i]), bitwise as tanh_inplace of the differences.
 void tanh_of_difference(const double* l, const double* r, double* out, std::size_t n);
