@@ -39,6 +39,32 @@ std::vector<std::int64_t> read_int64(hid_t file, const char* name, hsize_t expec
   return v;
 }
 
+// A numeric 1-D (or, with `width`, [n, width]) dataset of length n, converted to T.
+template <class T>
+std::vector<T> read_column(hid_t file, const char* name, hid_t mem_type, hsize_t n, hsize_t width, const std::string& path) {
+  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT)));
+  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  hsize_t dims[2] = {0, 0};
+  if (rank != (width > 0 ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || dims[0] != n ||
+      (width > 0 && dims[1] != width))
+    throw InputError(fmt::format("{}: dataset {} has the wrong shape", path, name));
+  H5Id type(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT) throw InputError(fmt::format("{}: dataset {} is not numeric", path, name));
+  std::vector<T> v(n * std::max<hsize_t>(width, 1));
+  if (!v.empty() && H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+    throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
+  return v;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
 }  // namespace
 
 TraceReader::TraceReader(const std::string& path) {
@@ -103,6 +129,47 @@ TraceReader::TraceReader(const std::string& path) {
       p.binding[sizeof p.binding - 1] = '\0';
     }
   }
+  read_counters(file.get(), path);
+  read_samples(file.get(), path);
+}
+
+void TraceReader::read_counters(hid_t file, const std::string& path) {
+  if (H5Lexists(file, "/counters", H5P_DEFAULT) <= 0) return;
+  H5Id group(RIPPLE_H5_CHECK(H5Gopen2(file, "/counters", H5P_DEFAULT)));
+  counters_.events = lines(read_string_attribute(group.get(), "events", path));
+  counters_.status = read_string_attribute(group.get(), "status", path);
+  const hsize_t n = length_of(file, "/counters/time", path);
+  counters_.time = read_column<double>(file, "/counters/time", H5T_NATIVE_DOUBLE, n, 0, path);
+  counters_.iteration = read_column<std::int32_t>(file, "/counters/iteration", H5T_NATIVE_INT32, n, 0, path);
+  counters_.rank = read_column<std::int32_t>(file, "/counters/rank", H5T_NATIVE_INT32, n, 0, path);
+  if (!counters_.events.empty())
+    counters_.values = read_column<std::int64_t>(file, "/counters/values", H5T_NATIVE_INT64, n, counters_.events.size(), path);
+  for (const auto r : counters_.rank)
+    if (r < 0 || r >= ranks()) throw InputError(fmt::format("{}: a counter sample names rank {} of {}", path, r, ranks()));
+}
+
+void TraceReader::read_samples(hid_t file, const std::string& path) {
+  namespace sc = trace::schema;
+  if (H5Lexists(file, "/samples", H5P_DEFAULT) <= 0) return;
+  H5Id group(RIPPLE_H5_CHECK(H5Gopen2(file, "/samples", H5P_DEFAULT)));
+  samples_status_ = read_string_attribute(group.get(), "status", path);
+  level_names_ = lines(read_string_attribute(group.get(), "level_names", path));
+  const hsize_t n = length_of(file, sc::kSamples, path);
+  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, sc::kSamples, H5P_DEFAULT)));
+  H5Id ftype(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: {} is not a table", path, sc::kSamples));
+  for (const char* field : {"time", "ip", "addr", "weight", "data_src", "rank", "iteration", "cpu", "tid", "level", "hit"})
+    if (H5Tget_member_index(ftype.get(), field) < 0)
+      throw InputError(fmt::format("{}: {} lacks the field '{}'", path, sc::kSamples, field));
+  if (n > 0 && H5Dget_storage_size(ds.get()) < n * H5Tget_size(ftype.get()))
+    throw InputError(
+        fmt::format("{}: {} claims {} samples but stores fewer bytes (truncated or corrupted)", path, sc::kSamples, n));
+  samples_.resize(n);
+  H5Id mtype = trace::sample_h5_type();
+  if (n > 0 && H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, samples_.data()) < 0)
+    throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, sc::kSamples));
+  for (const auto& x : samples_)
+    if (x.rank < 0 || x.rank >= ranks()) throw InputError(fmt::format("{}: a sample names rank {} of {}", path, x.rank, ranks()));
 }
 
 int TraceReader::nodes() const {

@@ -80,4 +80,12 @@ for rank in range(2):
     t1, t2 = marks[marks["iteration"] == 1]["t_enter"].min(), marks[marks["iteration"] == 2]["t_enter"].min()
     assert (inside["time"] >= t1).all() and (inside["time"] <= t2).all(), (inside["time"].min(), inside["time"].max(), t1, t2)
 PY
+"$RIPPLE_BIN" trace info faults.h5 --json > faults.json && /usr/bin/python3 - faults.json faults.h5 <<'PY' && pass "trace info (C++ reader): samples and counter rows per rank" || fail "trace info samples"
+import json, sys
+import h5py
+d, f = json.load(open(sys.argv[1])), h5py.File(sys.argv[2], "r")
+s, c = f["/samples/records"]["rank"], f["/counters/rank"][:]
+for r in d["per_rank"]:
+    assert r["memory_samples"] == (s == r["rank"]).sum() > 300 and r["counter_samples"] == (c == r["rank"]).sum() == 5, r
+PY
 finish

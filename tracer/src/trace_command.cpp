@@ -93,14 +93,18 @@ int info(const std::string& path, bool json) {
   }
   std::int64_t lost = 0;
   for (const auto l : t.rank_lost()) lost += l;
+  std::vector<std::int64_t> samples(static_cast<std::size_t>(t.ranks())), counter_rows(static_cast<std::size_t>(t.ranks()));
+  for (const auto& x : t.samples()) ++samples[static_cast<std::size_t>(x.rank)];
+  for (const auto r : t.counters().rank) ++counter_rows[static_cast<std::size_t>(r)];
   if (json) {
     std::string out = fmt::format(
         "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {:.9g}, "
         "\"sources\": {}, \"per_rank\": [",
         path, t.ranks(), t.nodes(), t.events().size(), lost, t.events().empty() ? 0.0 : last - first, t.sources());
     for (int r = 0; r < t.ranks(); ++r) {
-      out +=
-          fmt::format("{}{{\"rank\": {}, \"iterations\": {}, ", r ? ", " : "", r, iterations[static_cast<std::size_t>(r)].size());
+      out += fmt::format("{}{{\"rank\": {}, \"iterations\": {}, \"counter_samples\": {}, \"memory_samples\": {}, ", r ? ", " : "",
+                         r, iterations[static_cast<std::size_t>(r)].size(), counter_rows[static_cast<std::size_t>(r)],
+                         samples[static_cast<std::size_t>(r)]);
       if (!t.placement().empty()) {
         const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
         out += fmt::format("\"host\": \"{}\", \"node\": {}, \"binding\": \"{}\", \"core\": {}, \"package\": {}, \"numa\": {}, ",
@@ -126,7 +130,8 @@ int info(const std::string& path, bool json) {
     std::printf("%-28s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
                 static_cast<long long>(s.bytes));
   for (int r = 0; r < t.ranks(); ++r) {
-    std::printf("\nrank %d: %zu iterations seen", r, iterations[static_cast<std::size_t>(r)].size());
+    std::printf("\nrank %d: %zu iterations seen, %lld memory samples", r, iterations[static_cast<std::size_t>(r)].size(),
+                static_cast<long long>(samples[static_cast<std::size_t>(r)]));
     if (!t.placement().empty()) {
       const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
       std::printf("; host %s (node %d), bound to CPUs %s, ran on core %d, package %d, NUMA node %d", p.host, p.node, p.binding,

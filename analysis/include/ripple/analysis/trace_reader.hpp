@@ -7,6 +7,7 @@
 
 #include "ripple/trace/event.hpp"
 #include "ripple/trace/placement_record.hpp"
+#include "ripple/trace/sample_record.hpp"
 
 namespace ripple::analysis {
 
@@ -22,14 +23,34 @@ public:
   [[nodiscard]] const std::vector<std::string>& call_names() const { return call_names_; }
   [[nodiscard]] const std::string& sources() const { return sources_; }
   [[nodiscard]] std::string call_name(std::int32_t call) const;
+  // Counter samples (at MPI_Init, every iteration marker, MPI_Finalize): one row per sample.
+  struct Counters {
+    std::vector<std::string> events;  // column names
+    std::string status;               // per event: active via ... / unavailable: why
+    std::vector<double> time;
+    std::vector<std::int32_t> iteration, rank;
+    std::vector<std::int64_t> values;  // rows x events, row-major; -1 where unavailable
+  };
+  [[nodiscard]] const Counters& counters() const { return counters_; }
+  // Precise memory samples, all ranks in rank order (empty for traces without them).
+  [[nodiscard]] const std::vector<trace::SampleRecord>& samples() const { return samples_; }
+  [[nodiscard]] const std::string& samples_status() const { return samples_status_; }
+  [[nodiscard]] const std::vector<std::string>& sample_level_names() const { return level_names_; }
+
   // Where each rank ran (empty for traces without it, such as recovered ones) and on how many nodes.
   [[nodiscard]] const std::vector<trace::Placement>& placement() const { return placement_; }
   [[nodiscard]] int nodes() const;
 
 private:
+  void read_counters(std::int64_t file, const std::string& path);  // file: an hid_t (no hdf5.h here)
+  void read_samples(std::int64_t file, const std::string& path);
   std::vector<std::int64_t> offset_, count_, lost_;
   std::vector<trace::Event> events_;
   std::vector<trace::Placement> placement_;
+  Counters counters_;
+  std::vector<trace::SampleRecord> samples_;
+  std::string samples_status_;
+  std::vector<std::string> level_names_;
   std::vector<std::string> call_names_;
   std::string sources_;
 };
