@@ -60,7 +60,15 @@ ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path) {
 
 void ParallelH5File::close() {
   xfer_.reset();
-  file_.reset();
+  if (!file_) return;
+  // Metadata (written by rank 0) reaches the file here: a full disk may show up now and on one rank
+  // only, so callers agree on the outcome before they rely on the file. (A separate H5Fflush that
+  // fails on one rank desynchronises the collective close: not used.) Every object of the file must
+  // be closed before: MPI-IO files close "semi" strongly, and fail otherwise.
+  // (HDF5 1.10 then keeps the file half torn down, and its own shutdown at MPI_Finalize may crash on
+  // it: writers check for room before they start.)
+  if (H5Fclose(file_.release()) < 0)
+    throw Error("cannot finish writing the HDF5 file (disk full, quota exceeded, or an object of it still open)");
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // through the wrappers unrecorded.
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -186,7 +187,28 @@ void write_samples(const ParallelH5File& file, State& s, const ClockModel& clock
   write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.dropped(), s.rank, s.ranks);
 }
 
-void write(State& s) {
+// Whether the output's file system has room for `bytes` more (rank 0 looks, every rank learns it).
+// HDF5 1.10 on a full disk can report success for raw data and then fail the close, leaving itself
+// unable to shut down cleanly; checking first keeps that case out of HDF5. Quotas are not seen here.
+bool room_for(const State& s, std::int64_t bytes) {
+  int ok = 1;
+  if (s.rank == 0) {
+    const std::string dir = s.output.find('/') == std::string::npos ? "." : s.output.substr(0, s.output.rfind('/') + 1);
+    struct statvfs fs {};
+    if (::statvfs(dir.c_str(), &fs) == 0) {
+      const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+      ok = free >= 1.05 * static_cast<double>(bytes) + (1 << 20) ? 1 : 0;
+      if (ok == 0)
+        std::fprintf(stderr, "ripple trace: %s needs about %.1f MiB, its file system has %.1f MiB free\n", s.output.c_str(),
+                     static_cast<double>(bytes) / 1048576.0, free / 1048576.0);
+    }
+  }
+  PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return ok != 0;
+}
+
+// True when the whole file was written and closed on this rank.
+bool write(State& s) {
   // Every event's times onto rank 0's clock, seconds since rank 0's start.
   const ClockModel clock(s.sync_start, s.sync_end);
   const auto to_global = [&](Event& e) {
@@ -202,12 +224,19 @@ void write(State& s) {
   std::int64_t lost_all = 0;
   PMPI_Allreduce(&s.lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
+  // What the file will hold: events, memory samples, counter rows, topology (metadata: in the margin).
+  std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
+                            static_cast<std::int64_t>(sizeof(SampleRecord) * s.sampler.samples().size()) +
+                            static_cast<std::int64_t>((16 + 8 * s.counters.size()) * s.sample_time.size()) +
+                            static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement));
+  PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (!room_for(s, file_bytes)) return false;
   ParallelH5File file;
   try {
     file = ParallelH5File::create(MPI_COMM_WORLD, s.output);
   } catch (const std::exception& e) {
-    if (s.rank == 0) std::fprintf(stderr, "ripple trace: %s; the events stay in %s\n", e.what(), s.spool_dir.c_str());
-    return;
+    if (s.rank == 0) std::fprintf(stderr, "ripple trace: %s\n", e.what());
+    return false;
   }
   namespace sc = schema;
   write_attribute(file.id(), "schema", std::string(sc::kSchema));
@@ -268,11 +297,12 @@ void write(State& s) {
     done += std::max<std::int64_t>(n, 0);
   }
   if (fd >= 0) ::close(fd);
-  ds.reset();
+  ds.reset();  // the file closes only with none of its objects open
+  space.reset();
+  type.reset();
+  ranks_group.reset();
   file.close();
-  ::unlink(s.spool_path.c_str());
-  PMPI_Barrier(MPI_COMM_WORLD);
-  if (s.rank == 0) ::rmdir(s.spool_dir.c_str());
+  return true;
 }
 
 }  // namespace
@@ -295,11 +325,23 @@ void stop() {
     detail::flush_all();  // everything to the spool first: if the HDF5 write fails, nothing is lost
     if (s->spool_fd >= 0) ::close(s->spool_fd);
     s->spool_fd = -1;
+    int written = 0;
     try {
-      write(*s);
+      written = write(*s) ? 1 : 0;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "ripple trace: rank %d could not write %s: %s; the events stay in %s\n", s->rank, s->output.c_str(),
-                   e.what(), s->spool_dir.c_str());
+      std::fprintf(stderr, "ripple trace: rank %d could not write %s: %s\n", s->rank, s->output.c_str(), e.what());
+    }
+    // The spools go only once every rank's part is in the file: a full disk must not lose the trace.
+    PMPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (written != 0) {
+      ::unlink(s->spool_path.c_str());
+      PMPI_Barrier(MPI_COMM_WORLD);
+      if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
+    } else if (s->rank == 0) {
+      std::fprintf(stderr,
+                   "ripple trace: %s is missing or incomplete; every rank's events stay in %s: free some space and run "
+                   "'ripple trace recover %s'\n",
+                   s->output.c_str(), s->spool_dir.c_str(), s->output.c_str());
     }
   }
   detail::stop_flusher(*s);

@@ -33,6 +33,9 @@ public:
   }
   ~H5Id() { reset(); }
   [[nodiscard]] hid_t get() const { return id_; }
+  [[nodiscard]] explicit operator bool() const { return id_ != H5I_INVALID_HID; }
+  // Gives up ownership (the caller closes it and checks the result).
+  [[nodiscard]] hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
   void reset();
 
 private:
@@ -47,6 +50,8 @@ public:
   [[nodiscard]] hid_t id() const { return file_.get(); }
   // Data transfer property list for collective writes.
   [[nodiscard]] hid_t collective() const { return xfer_.get(); }
+  // Closes, collectively, after every object of the file was closed; throws if the data did not all
+  // reach the file.
   void close();
 
 private:
