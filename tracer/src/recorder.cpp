@@ -47,18 +47,28 @@ void lock(State& s) {
 }
 void unlock(State& s) { s.lock.clear(std::memory_order_release); }
 
-// Double buffering: under the spin lock the full buffer is swapped for the empty spare, then written
-// to the spool with write(2) outside it, so application threads keep recording meanwhile. One
-// writer at a time (write_mutex). On a failed write the events count as lost.
-void flush() {
-  State& s = *g_state;
-  std::lock_guard<std::mutex> writer(s.write_mutex);
-  lock(s);
-  std::swap(s.buffer, s.spare);
-  const std::size_t n = s.used;
-  s.used = 0;
-  unlock(s);
-  const char* p = reinterpret_cast<const char*>(s.spare.data());
+// Only with MPI_THREAD_MULTIPLE can two application threads record at once; otherwise the recorder's
+// shared state (ring head, request table, counter samples) has one user at a time and needs no lock.
+class Guard {
+public:
+  explicit Guard(State& s) : s_(s), on_(s.threaded) {
+    if (on_) lock(s_);
+  }
+  ~Guard() {
+    if (on_) unlock(s_);
+  }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+
+private:
+  State& s_;
+  bool on_;
+};
+
+// Appends n events to the spool with write(2); returns how many did not get there. A record cut off
+// mid-write would misalign every later one: it is dropped from the file.
+std::int64_t spool_events(State& s, const Event* events, std::size_t n) {
+  const char* p = reinterpret_cast<const char*>(events);
   std::size_t left = n * sizeof(Event);
   while (left > 0 && s.spool_fd >= 0) {
     const ssize_t w = ::write(s.spool_fd, p, left);
@@ -69,30 +79,42 @@ void flush() {
   }
   const std::size_t partial = (n * sizeof(Event) - left) % sizeof(Event);
   if (partial != 0 && s.spool_fd >= 0) {
-    // A record cut off mid-write would misalign every later one: drop it from the file.
     const off_t at = ::lseek(s.spool_fd, -static_cast<off_t>(partial), SEEK_CUR);
     if (at >= 0 && ::ftruncate(s.spool_fd, at) != 0) s.spool_failed = true;
   }
-  const auto unwritten = static_cast<std::int64_t>((left + partial) / sizeof(Event));
-  lock(s);
-  s.lost += unwritten;
-  s.spool_failed = s.spool_failed || unwritten > 0;
-  s.spooled += static_cast<std::int64_t>(n) - unwritten;
-  s.last_flush = now();
-  unlock(s);
+  return static_cast<std::int64_t>((left + partial) / sizeof(Event));
 }
 
-// Uncontended, the lock costs one atomic exchange; it orders application threads and the flusher.
+// Writes the ring's [tail, head) to the spool and releases those slots. Producers keep recording
+// meanwhile: they only write slots beyond head, and reuse a slot only after tail has passed it
+// (release/acquire on head and tail). One writer at a time (write_mutex). Failed writes count as lost.
+void flush() {
+  State& s = *g_state;
+  std::lock_guard<std::mutex> writer(s.write_mutex);
+  const std::uint64_t tail = s.tail.load(std::memory_order_relaxed);
+  const std::uint64_t head = s.head.load(std::memory_order_acquire);
+  const std::uint64_t mask = s.ring.size() - 1;
+  std::int64_t unwritten = 0;
+  for (std::uint64_t from = tail; from < head;) {  // at most two pieces: the ring wraps once
+    const std::uint64_t n = std::min(head - from, s.ring.size() - (from & mask));
+    unwritten += spool_events(s, s.ring.data() + (from & mask), n);
+    from += n;
+  }
+  s.tail.store(head, std::memory_order_release);
+  s.lost += unwritten;
+  s.spool_failed = s.spool_failed || unwritten > 0;
+  s.spooled += static_cast<std::int64_t>(head - tail) - unwritten;
+  s.last_flush.store(now(), std::memory_order_relaxed);
+}
+
+// One event into the ring: for a single producer no atomic read-modify-write at all.
 void commit(const Event& e) {
   State& s = *g_state;
-  lock(s);
-  while (s.used == s.buffer.size()) {  // full: spool it (rare; bounded memory)
-    unlock(s);
-    flush();
-    lock(s);
-  }
-  s.buffer[s.used++] = e;
-  unlock(s);
+  const Guard guard(s);
+  const std::uint64_t head = s.head.load(std::memory_order_relaxed);
+  while (head - s.tail.load(std::memory_order_acquire) >= s.ring.size()) flush();  // full: spool now (rare)
+  s.ring[head & (s.ring.size() - 1)] = e;
+  s.head.store(head + 1, std::memory_order_release);
 }
 
 // Spools what is buffered at least every flush_seconds, even while the application computes, so
@@ -101,7 +123,7 @@ void flusher_loop(State* s) {
   while (!s->stop_flusher.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.1, s->flush_seconds / 4)));
     s->sampler.drain();  // keeps the kernel's ring buffer from overflowing
-    if (now() - s->last_flush >= s->flush_seconds) flush();
+    if (now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds) flush();
   }
 }
 
@@ -133,10 +155,11 @@ void start(Call init_call) {
   s->output = env_or("RIPPLE_TRACE_OUTPUT", "ripple-trace.h5");
   const double mib = std::atof(env_or("RIPPLE_TRACE_BUFFER_MIB", "64").c_str());
   s->flush_seconds = std::atof(env_or("RIPPLE_TRACE_FLUSH_SECONDS", "1").c_str());
-  // Two halves of the memory bound: one records while the other is written to the spool.
-  const auto half = std::max<std::size_t>(1024, static_cast<std::size_t>(mib * 1048576.0 / 2 / sizeof(Event)));
-  s->buffer.resize(half);
-  s->spare.resize(half);
+  // The ring: the largest power of two of events within the memory bound (at least 1024).
+  const auto fit = static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event));
+  std::size_t slots = 1024;
+  while (slots * 2 <= fit) slots *= 2;
+  s->ring.resize(slots);
 
   // Which world ranks share this node.
   MPI_Comm node = MPI_COMM_NULL;
@@ -261,11 +284,10 @@ void sample_counters(State& s) {
     v = wide.data();
   }
   s.counters.read(v);
-  lock(s);
+  const Guard guard(s);
   s.sample_time.push_back(now());
   s.sample_iteration.push_back(s.iteration.load(std::memory_order_relaxed));
   s.sample_values.insert(s.sample_values.end(), v, v + n);
-  unlock(s);
 }
 
 void stop_flusher(State& s) {
@@ -481,14 +503,13 @@ void Scope::snapshot(const MPI_Request* requests, int count) {
     t_infos.resize(static_cast<std::size_t>(count));
   }
   State& s = *g_state;
-  lock(s);
+  const Guard guard(s);
   for (int k = 0; k < count; ++k) {
     t_handles[static_cast<std::size_t>(k)] = requests[k];
     const detail::RequestInfo* info =
         requests[k] == MPI_REQUEST_NULL ? nullptr : s.requests.find(reinterpret_cast<std::uintptr_t>(requests[k]));
     t_infos[static_cast<std::size_t>(k)] = info != nullptr ? *info : detail::RequestInfo{};
   }
-  unlock(s);
 }
 
 Event& Scope::new_completion(int index) {
@@ -511,12 +532,11 @@ void Scope::completion(int index, const MPI_Status* status) {
   State& s = *g_state;
   const auto handle = reinterpret_cast<std::uintptr_t>(t_handles[static_cast<std::size_t>(index)]);
   if (copy.id >= 0) {
-    lock(s);
+    const Guard guard(s);
     if (copy.persistent)
       s.requests.set_active(handle, false);
     else
       s.requests.erase_if(handle, copy.id);
-    unlock(s);
   }
   c.request = copy.id;
   if (copy.receive && status != nullptr) {
@@ -591,17 +611,15 @@ void Scope::window_peer(int target) {
 void Scope::started(const MPI_Request* r, int count) {
   if (!recording_ || r == nullptr) return;
   State& s = *g_state;
-  lock(s);
+  const Guard guard(s);
   for (int k = 0; k < count; ++k)
     if (r[k] != MPI_REQUEST_NULL) s.requests.set_active(reinterpret_cast<std::uintptr_t>(r[k]), true);
-  unlock(s);
 }
 
 void Scope::forget_request(const MPI_Request* r) {
   if (!recording_ || r == nullptr) return;
-  lock(*g_state);
+  const Guard guard(*g_state);
   g_state->requests.erase(reinterpret_cast<std::uintptr_t>(*r));
-  unlock(*g_state);
 }
 
 void Scope::buffer(const void* buf, int count, MPI_Datatype type) {
@@ -644,11 +662,10 @@ void Scope::request(const MPI_Request* r) {
   info.handle = reinterpret_cast<std::uintptr_t>(*r);
   info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init;
   info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Recv_init;
-  lock(s);
+  const Guard guard(s);
   info.id = event_.request = s.next_request++;
   info.comm = event_.comm;
   s.requests.insert(info);
-  unlock(s);
 }
 
 }  // namespace ripple::trace

@@ -51,15 +51,18 @@ struct State {
   std::string output, spool_dir, spool_path;
   int spool_fd = -1;
   bool spool_failed = false;
-  std::vector<Event> buffer, spare;  // recording, and being written to the spool
-  std::mutex write_mutex;
-  std::size_t used = 0;
+  // The record ring (a power of two of events): producers append at head, the spool writer takes
+  // [tail, head). Free-running counters; slot = counter & (ring.size() - 1).
+  std::vector<Event> ring;
+  std::atomic<std::uint64_t> head{0}, tail{0};
+  std::mutex write_mutex;    // one spool writer at a time; guards spooled, lost, spool_failed
   std::int64_t spooled = 0;  // events written to the spool
   std::int64_t lost = 0;
-  double t0 = 0, last_flush = 0, flush_seconds = 1;  // t0: this rank's MPI_Wtime at the start
-  double t0_root = 0;                                // rank 0's t0 on rank 0's clock
-  OffsetSample sync_start, sync_end;                 // this rank's clock against rank 0's
-  MPI_Comm sync_comm = MPI_COMM_NULL;                // private to the clock ping-pongs
+  std::atomic<double> last_flush{0};
+  double t0 = 0, flush_seconds = 1;    // t0: this rank's clock at the start
+  double t0_root = 0;                  // rank 0's t0 on rank 0's clock
+  OffsetSample sync_start, sync_end;   // this rank's clock against rank 0's
+  MPI_Comm sync_comm = MPI_COMM_NULL;  // private to the clock ping-pongs
   std::atomic<int> iteration{-1};
   std::vector<CommEntry> comms;  // guarded by comm_lock
   std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
@@ -75,7 +78,7 @@ struct State {
   std::vector<double> sample_time;  // tracer clock, like event times
   std::vector<std::int32_t> sample_iteration;
   std::vector<std::int64_t> sample_values;   // counters.size() per sample
-  std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards the buffer against other threads and the flusher
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;  // with MPI_THREAD_MULTIPLE: one producer at a time, request table
   std::thread flusher;                       // spools the buffer at least every flush_seconds
   std::atomic<bool> stop_flusher{false};
 };

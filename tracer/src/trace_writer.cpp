@@ -216,7 +216,9 @@ bool write(State& s) {
     e.t_exit = clock.to_global(e.t_exit + s.t0) - s.t0_root;
   };
   // Everything this rank recorded: the spool, then what is still buffered.
-  const std::int64_t total = s.spooled + static_cast<std::int64_t>(s.used);
+  // (flush_all has emptied the ring: its events are in the spool or counted as lost.)
+  const std::uint64_t ring_tail = s.tail.load(), ring_head = s.head.load();
+  const std::int64_t total = s.spooled + static_cast<std::int64_t>(ring_head - ring_tail);
   std::int64_t offset = 0, all = 0;
   PMPI_Exscan(&total, &offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (s.rank == 0) offset = 0;
@@ -290,7 +292,8 @@ bool write(State& s) {
     for (std::int64_t k = static_cast<std::int64_t>(got / sizeof(Event)); k < from_spool; ++k)
       chunk[static_cast<std::size_t>(k)] = Event{};  // an unreadable spool leaves empty records
     for (std::int64_t k = from_spool; k < n; ++k)
-      chunk[static_cast<std::size_t>(k)] = s.buffer[static_cast<std::size_t>(done + k - s.spooled)];
+      chunk[static_cast<std::size_t>(k)] =
+          s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - s.spooled)) & (s.ring.size() - 1)];
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
     write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done),
                 static_cast<hsize_t>(std::max<std::int64_t>(n, 0)), chunk.data());

@@ -1,8 +1,8 @@
 #pragma once
-// The recorder behind the PMPI wrappers. Hot path (Scope): no allocation, no locks when MPI runs
-// single-threaded, no stdio: events go into a preallocated buffer, which is appended to a per-rank
-// spool file with write(2) when it is full or older than the flush interval, so a crashed run leaves
-// everything up to the last flush on disk. MPI_Finalize merges all ranks' events into one HDF5 file,
+// The recorder behind the PMPI wrappers. Hot path (Scope): no allocation, no locks unless MPI runs
+// with MPI_THREAD_MULTIPLE, no stdio: events go into a preallocated ring, whose new part is appended
+// to a per-rank spool file with write(2) when the ring is full or at the flush interval, so a
+// crashed run leaves everything up to the last flush on disk. MPI_Finalize merges all ranks' events into one HDF5 file,
 // written collectively (docs/trace-format.md).
 #include <mpi.h>
 
