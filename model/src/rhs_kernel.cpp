@@ -102,19 +102,21 @@ void RhsKernel::differences(const double* left, const double* right) {
 RIPPLE_CLONES void RhsKernel::finish(std::size_t begin, std::size_t end, const double* sum, const double* zeta,
                                      double* dxdt) const {
   const LocalGraph& g = *graph_;
-  const double* omega = omega_.data();
-  sum -= begin;
+  const std::size_t n = end - begin;
+  const double* omega = omega_.data() + begin;
+  double* out = dxdt + begin;
   if (cfg_->model.normalization == Normalization::Degree && g.degree.empty()) {
     const double f = g.uniform_degree > 0 ? vp_ / g.uniform_degree : 0.0;
-    for (std::size_t i = begin; i < end; ++i) dxdt[i] = omega[i] - f * sum[i];
+    for (std::size_t i = 0; i < n; ++i) out[i] = omega[i] - f * sum[i];
   } else if (cfg_->model.normalization == Normalization::Degree) {
-    for (std::size_t i = begin; i < end; ++i) dxdt[i] = omega[i] - (g.degree[i] > 0 ? vp_ / g.degree[i] : 0.0) * sum[i];
+    const std::uint32_t* degree = g.degree.data() + begin;
+    for (std::size_t i = 0; i < n; ++i) out[i] = omega[i] - (degree[i] > 0 ? vp_ / degree[i] : 0.0) * sum[i];
   } else {
     const double f = vp_ / fixed_norm_;
-    for (std::size_t i = begin; i < end; ++i) dxdt[i] = omega[i] - f * sum[i];
+    for (std::size_t i = 0; i < n; ++i) out[i] = omega[i] - f * sum[i];
   }
   if (zeta != nullptr)
-    for (std::size_t i = begin; i < end; ++i) dxdt[i] += zeta[i];
+    for (std::size_t i = 0; i < n; ++i) out[i] += zeta[begin + i];
 }
 
 // Block by block: V of the block's windows into block_v_ (in L1 or L2), then the block's tasks in
