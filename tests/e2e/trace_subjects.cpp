@@ -117,16 +117,23 @@ int gaps(int rank, int size) {
   // One-sided: in the half of the same parity, every rank puts into local rank 0's window.
   MPI_Comm half = MPI_COMM_NULL;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-  double* base = nullptr;
-  MPI_Win win = MPI_WIN_NULL;
-  MPI_Win_allocate(8 * static_cast<MPI_Aint>(size), 8, MPI_INFO_NULL, half, &base, &win);
-  MPI_Win_fence(0, win);
-  const double one = 1.0;
+  // The halves build their windows one after the other: Open MPI 4.1 names a window's shared-memory
+  // segment by the communicator's context id, which two halves split from one communicator share.
+  std::vector<double> base(static_cast<std::size_t>(size));
   int me = 0;
   MPI_Comm_rank(half, &me);
-  MPI_Put(&one, 1, MPI_DOUBLE, 0, me, 1, MPI_DOUBLE, win);
-  MPI_Win_fence(0, win);
-  MPI_Win_free(&win);
+  for (int turn = 0; turn < 2; ++turn) {
+    if (rank % 2 == turn) {
+      MPI_Win win = MPI_WIN_NULL;
+      MPI_Win_create(base.data(), 8 * static_cast<MPI_Aint>(size), 8, MPI_INFO_NULL, half, &win);
+      MPI_Win_fence(0, win);
+      const double one = 1.0;
+      MPI_Put(&one, 1, MPI_DOUBLE, 0, me, 1, MPI_DOUBLE, win);
+      MPI_Win_fence(0, win);
+      MPI_Win_free(&win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   MPI_Comm_free(&half);
   // A ring: send right, receive from anyone (the left neighbour), 3 doubles, tag 7.
   double out[3] = {1, 2, 3}, in[3] = {};

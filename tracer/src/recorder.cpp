@@ -43,6 +43,9 @@ double now() { return detail::clock_seconds() - g_state->t0; }
 
 void lock(State& s) {
   while (s.lock.test_and_set(std::memory_order_acquire)) {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
   }
 }
 void unlock(State& s) { s.lock.clear(std::memory_order_release); }
@@ -107,14 +110,22 @@ void flush() {
   s.last_flush.store(now(), std::memory_order_relaxed);
 }
 
-// One event into the ring: for a single producer no atomic read-modify-write at all.
+// One event into the ring: for a single producer no atomic read-modify-write at all. A full ring is
+// spooled at once (rare), without holding the producers' lock meanwhile.
 void commit(const Event& e) {
   State& s = *g_state;
-  const Guard guard(s);
-  const std::uint64_t head = s.head.load(std::memory_order_relaxed);
-  while (head - s.tail.load(std::memory_order_acquire) >= s.ring.size()) flush();  // full: spool now (rare)
-  s.ring[head & (s.ring.size() - 1)] = e;
-  s.head.store(head + 1, std::memory_order_release);
+  for (;;) {
+    {
+      const Guard guard(s);
+      const std::uint64_t head = s.head.load(std::memory_order_relaxed);
+      if (head - s.tail.load(std::memory_order_acquire) < s.ring.size()) {
+        s.ring[head & (s.ring.size() - 1)] = e;
+        s.head.store(head + 1, std::memory_order_release);
+        return;
+      }
+    }
+    flush();
+  }
 }
 
 // Spools what is buffered at least every flush_seconds, even while the application computes, so
@@ -230,26 +241,38 @@ void start(Call init_call) {
   if (::write(s->spool_fd, &header, sizeof header) != static_cast<ssize_t>(sizeof header)) s->spool_failed = true;
   s->last_flush = 0;
   s->active = true;
-  s->flusher = std::thread(flusher_loop, s);
-  // A program that ends without MPI_Finalize still leaves its buffer in the spool.
+  // A program that ends without MPI_Finalize still leaves its buffer in the spool (not a forked child:
+  // it would append the parent's events a second time).
+  static const pid_t owner = ::getpid();
   std::atexit([] {
-    if (g_state != nullptr && g_state->active) flush();
+    if (g_state != nullptr && g_state->active && ::getpid() == owner) flush();
   });
+  // Optional sources: each records why it is missing; an unexpected failure must not end MPI_Init.
+  const auto optional = [&](const char* what, auto&& start_source) {
+    try {
+      start_source();
+    } catch (const std::exception& e) {
+      if (s->rank == 0) std::fprintf(stderr, "ripple trace: %s not started: %s\n", what, e.what());
+    }
+  };
   // Counters: RIPPLE_PAPI_EVENTS (comma-separated) or what the CXL model needs. A missing one is
   // recorded with its reason and reported in one line by rank 0; the run goes on.
-  const char* list = std::getenv("RIPPLE_PAPI_EVENTS");
-  s->counters.start(list != nullptr ? detail::split_event_list(list) : detail::default_counter_events());
-  // Uncore (memory-controller) counters: RIPPLE_UNCORE_EVENTS, counted once per package by its leader.
-  const char* uncore = std::getenv("RIPPLE_UNCORE_EVENTS");
-  s->counters.start_uncore(uncore != nullptr ? detail::split_event_list(uncore) : detail::default_uncore_events(),
-                           s->placement.me.socket_leader != 0, s->placement.package_cpus);
+  optional("counters", [&] {
+    const char* list = std::getenv("RIPPLE_PAPI_EVENTS");
+    s->counters.start(list != nullptr ? detail::split_event_list(list) : detail::default_counter_events());
+    // Uncore (memory-controller) counters: RIPPLE_UNCORE_EVENTS, counted once per package by its leader.
+    const char* uncore = std::getenv("RIPPLE_UNCORE_EVENTS");
+    s->counters.start_uncore(uncore != nullptr ? detail::split_event_list(uncore) : detail::default_uncore_events(),
+                             s->placement.me.socket_leader != 0, s->placement.package_cpus);
+  });
   s->sample_time.reserve(4096);
   s->sample_iteration.reserve(4096);
   s->sample_values.reserve(4096 * s->counters.size());
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
   const detail::SamplerConfig sampling = sampler_config();
-  s->sampler.start(sampling, s->rank, s->t0);
+  optional("memory sampling", [&] { s->sampler.start(sampling, s->rank, s->t0); });
+  s->flusher = std::thread(flusher_loop, s);  // only now: it drains the sampler
   if (s->rank == 0) {
     std::string missing;
     for (const auto& c : s->counters.status())
@@ -413,6 +436,7 @@ RIPPLE_TLS thread_local CommCache t_comm_cache{MPI_COMM_NULL, -1, ~std::uint64_t
 
 int comm_id(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return 0;  // never freed, always the first entry
+  if (comm == MPI_COMM_NULL) return -1;  // an erroneous call (under MPI_ERRORS_RETURN): no communicator
   State& s = *g_state;
   const std::uint64_t generation = s.comm_generation.load(std::memory_order_acquire);
   if (t_comm_cache.comm == comm && t_comm_cache.generation == generation) return t_comm_cache.id;
@@ -430,8 +454,13 @@ int comm_id_locked(MPI_Comm comm) {
       return static_cast<int>(k);
     }
   comm_unlock(s);
-  register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare)
-  return comm_id_locked(comm);
+  register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare), then look once more
+  comm_lock(s);
+  int id = -1;
+  for (std::size_t k = s.comms.size(); k-- > 0 && id < 0;)
+    if (s.comms[k].comm == comm) id = static_cast<int>(k);
+  comm_unlock(s);
+  return id;
 }
 
 int world_rank(int id, int rank) {
@@ -463,6 +492,13 @@ Scope::Scope(Call call, const void* call_site) {
 }
 
 namespace {
+// Bytes a status describes (-1 if MPI cannot tell); MPI_Count holds messages beyond 2 GiB.
+std::int64_t status_bytes(const MPI_Status* status) {
+  MPI_Count bytes = 0;
+  if (PMPI_Get_elements_x(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == MPI_UNDEFINED) return -1;
+  return static_cast<std::int64_t>(bytes);
+}
+
 // Per thread: completion records of the current call, status scratch, request handles before MPI
 // overwrote them. They grow only when a call completes more requests than any before it.
 thread_local std::vector<Event> t_completions(64);
@@ -470,6 +506,13 @@ thread_local std::vector<MPI_Status> t_statuses(64);
 thread_local std::vector<MPI_Request> t_handles(64);
 thread_local std::vector<detail::RequestInfo> t_infos(64);  // what the handles meant before the call
 }  // namespace
+
+void Scope::commit_now() {
+  if (!recording_ || g_state == nullptr || !g_state->active) return;
+  event_.t_exit = now();
+  commit(event_);
+  recording_ = false;
+}
 
 Scope::~Scope() {
   --t_depth;
@@ -498,6 +541,7 @@ MPI_Status* Scope::statuses(MPI_Status* s, int count) {
 // Resolves the requests before MPI completes (and may free and reuse) their handles.
 void Scope::snapshot(const MPI_Request* requests, int count) {
   if (!recording_ || count <= 0) return;
+  snapshot_count_ = count;
   if (t_handles.size() < static_cast<std::size_t>(count)) {
     t_handles.resize(static_cast<std::size_t>(count));
     t_infos.resize(static_cast<std::size_t>(count));
@@ -525,7 +569,9 @@ Event& Scope::new_completion(int index) {
 }
 
 void Scope::completion(int index, const MPI_Status* status) {
+  if (index < 0 || index >= snapshot_count_) return;                           // not one of the requests the call was given
   if (t_handles[static_cast<std::size_t>(index)] == MPI_REQUEST_NULL) return;  // nothing was pending
+  if (errors_in_status_ && status != nullptr && status->MPI_ERROR == MPI_ERR_PENDING) return;  // not completed
   const detail::RequestInfo copy = t_infos[static_cast<std::size_t>(index)];
   if (copy.persistent && !copy.active) return;  // an inactive persistent request completes at once, empty
   Event& c = new_completion(index);
@@ -540,9 +586,7 @@ void Scope::completion(int index, const MPI_Status* status) {
   }
   c.request = copy.id;
   if (copy.receive && status != nullptr) {
-    int bytes = 0;
-    PMPI_Get_count(status, MPI_BYTE, &bytes);
-    c.bytes = bytes;
+    c.bytes = status_bytes(status);
     c.tag = status->MPI_TAG;
     if (status->MPI_SOURCE == MPI_PROC_NULL)
       c.peer = -3;
@@ -570,17 +614,13 @@ void Scope::completed_some(int outcount, const int* indices, const MPI_Status* s
 void Scope::resolve_source(const MPI_Status* status, MPI_Comm c) {
   if (!recording_ || event_.peer != -2 || status == nullptr || status->MPI_SOURCE < 0) return;
   peer(status->MPI_SOURCE, c);  // the actual sender of an MPI_ANY_SOURCE receive
-  int bytes = 0;
-  PMPI_Get_count(status, MPI_BYTE, &bytes);
-  event_.bytes = bytes;
+  event_.bytes = status_bytes(status);
 }
 
 void Scope::received(int source, const MPI_Status* status, MPI_Comm c) {
   if (!recording_ || status == nullptr || source == MPI_PROC_NULL) return;
   Event& r = new_completion(0);
-  int bytes = 0;
-  PMPI_Get_count(status, MPI_BYTE, &bytes);
-  r.bytes = bytes;
+  r.bytes = status_bytes(status);
   r.tag = status->MPI_TAG;
   r.comm = event_.comm;
   const int from = source == MPI_ANY_SOURCE ? status->MPI_SOURCE : source;
@@ -661,7 +701,8 @@ void Scope::request(const MPI_Request* r) {
   detail::RequestInfo info;
   info.handle = reinterpret_cast<std::uintptr_t>(*r);
   info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init;
-  info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Recv_init;
+  info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Ssend_init || call == Call::MPI_Bsend_init ||
+                    call == Call::MPI_Rsend_init || call == Call::MPI_Recv_init;
   const Guard guard(s);
   info.id = event_.request = s.next_request++;
   info.comm = event_.comm;

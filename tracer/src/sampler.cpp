@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 
 #include "ripple/trace/pmu_event.hpp"
 
@@ -112,8 +114,27 @@ bool MemorySampler::open_event(const SamplerConfig& c, std::string& what, std::s
     }
     const std::uint64_t period = std::max<std::uint64_t>(16, (c.period + 15) / 16 * 16);
     perf_event_attr attr = sampling_attr(type, 0, period);
+    // IBS cannot exclude privilege levels in hardware: the kernel rejects exclude_* unless the PMU
+    // offers its software filter (format "swfilt", Linux 6.14+). Without it, samples include the
+    // kernel (which perf_event_paranoid <= 1 or CAP_PERFMON allows).
+    const bool swfilt = exists(c.sysfs + "/ibs_op/format/swfilt");
+    attr.exclude_kernel = swfilt ? 1 : 0;
+    attr.exclude_hv = 0;
+    if (swfilt) {
+      // Set the swfilt bit where the format says, through an event description of our own.
+      std::ifstream f(c.sysfs + "/ibs_op/format/swfilt");
+      std::string spec;
+      f >> spec;  // e.g. config2:0
+      const auto colon = spec.find(':');
+      if (colon != std::string::npos) {
+        const int bit = std::atoi(spec.c_str() + colon + 1);
+        const std::string field = spec.substr(0, colon);
+        if (bit >= 0 && bit < 64)
+          (field == "config2" ? attr.config2 : field == "config1" ? attr.config1 : attr.config) |= 1ULL << bit;
+      }
+    }
     fd_ = open_attr(attr, -1);
-    what = "ibs_op (AMD IBS), period " + std::to_string(period);
+    what = "ibs_op (AMD IBS), period " + std::to_string(period) + (swfilt ? ", user space only" : ", user and kernel");
     return fd_ >= 0 || fail_open("ibs_op");
   }
   if (!exists(cpu) && !exists(c.sysfs + "/ibs_op"))

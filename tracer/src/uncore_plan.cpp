@@ -37,8 +37,8 @@ std::vector<UncorePlan> plan_uncore(const std::string& sysfs, const std::vector<
                                     const std::vector<int>& package_cpus, const std::string& pmu_prefix) {
   std::vector<std::string> pmus;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(sysfs, ec)) {
-    const std::string name = entry.path().filename().string();
+  for (fs::directory_iterator it(sysfs, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     if (name.rfind(pmu_prefix, 0) == 0) pmus.push_back(name);
   }
   std::sort(pmus.begin(), pmus.end());
@@ -53,7 +53,8 @@ std::vector<UncorePlan> plan_uncore(const std::string& sysfs, const std::vector<
     std::string last_why;
     for (const std::string& pmu : candidates) {
       const fs::path dir = fs::path(sysfs) / pmu;
-      if (!fs::exists(dir / "events" / event)) continue;
+      std::error_code missing;
+      if (!fs::exists(dir / "events" / event, missing)) continue;
       std::string why;
       const auto e = read_pmu_event(dir.string(), event, {}, why);
       if (!e) {

@@ -54,7 +54,9 @@ def wrapper(f):
         body.append(f"  return {call};")
     else:
         body.append(f"  ripple::trace::Scope scope(ripple::trace::Call::{name}, __builtin_return_address(0));")
-        if kind == "abort":
+        if kind == "abort":  # PMPI_Abort does not return: record the call, spool everything, then abort
+            body.append(f"  if (scope.recording()) scope.comm({roles['comm']});")
+            body.append("  scope.commit_now();")
             body.append("  ripple::trace::abort_flush();")
         if kind == "comm_free":
             body.append("  ripple::trace::forget_comm(*comm);")
@@ -101,11 +103,16 @@ def wrapper(f):
             rec.append(f"scope.tag({roles['tag']});")
         if "request" in roles:
             rec.append(f"scope.request({roles['request']});")
-        done_flag = f"*{roles['flag']}" if "flag" in roles else "true"
+        # A failed completion call (under MPI_ERRORS_RETURN) may leave index, outcount and indices
+        # undefined: completions are recorded only when MPI reports success (or errors per status).
+        ok = "(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)"
+        done_flag = f"{ok} && *{roles['flag']}" if "flag" in roles else ok
+        if "complete" in roles or "completes" in roles:
+            rec.append("if (rc == MPI_ERR_IN_STATUS) scope.errors_in_status();")
         if "complete" in roles:
             rec.append(f"if ({done_flag}) scope.completed_one(0, ripple_status);")
         if "completes" in roles and "outcount" in roles:
-            rec.append(f"scope.completed_some(*{roles['outcount']}, {roles['indices']}, ripple_statuses);")
+            rec.append(f"if ({ok}) scope.completed_some(*{roles['outcount']}, {roles['indices']}, ripple_statuses);")
         elif "completes" in roles and "index" in roles:
             rec.append(f"if ({done_flag} && *{roles['index']} != MPI_UNDEFINED) scope.completed_one(*{roles['index']}, ripple_status);")
         elif "completes" in roles:

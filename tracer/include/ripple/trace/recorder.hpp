@@ -37,6 +37,8 @@ public:
   Scope& operator=(const Scope&) = delete;
   ~Scope();
   [[nodiscard]] bool recording() const { return recording_; }
+  // Records the call now (for calls that do not return, MPI_Abort); nothing more is recorded.
+  void commit_now();
   void buffer(const void* buf, int count, MPI_Datatype type);
   void count(int n);
   void comm(MPI_Comm c);
@@ -50,6 +52,8 @@ public:
   void completed_one(int index, const MPI_Status* status);
   void completed_all(int count, const MPI_Status* statuses);
   void completed_some(int outcount, const int* indices, const MPI_Status* statuses);
+  // The call returned MPI_ERR_IN_STATUS: each status's MPI_ERROR says whether its request completed.
+  void errors_in_status() { errors_in_status_ = true; }
   void resolve_source(const MPI_Status* status, MPI_Comm c);  // MPI_ANY_SOURCE: the actual sender
   // The receive half of a combined call (MPI_Sendrecv): a completion record (request -1) with the
   // actual source, tag and bytes from the status.
@@ -64,7 +68,9 @@ private:
   Event& new_completion(int index);
   Event event_;
   bool recording_ = false;
-  int pending_ = 0;  // completion records waiting in the thread's scratch
+  int pending_ = 0;         // completion records waiting in the thread's scratch
+  int snapshot_count_ = 0;  // requests the completion call was given
+  bool errors_in_status_ = false;
 };
 
 }  // namespace ripple::trace
