@@ -82,13 +82,20 @@ def wrapper(f):
         call = f"P{name}({', '.join(args_list)})"
         body.append(f"  const int rc = {call};")
         rec = []
+        # At an intercommunicator root (MPI_ROOT) or a non-root of its group (MPI_PROC_NULL) the
+        # send buffer and type are not significant: they may be anything, so they are not read.
+        significant = ""
+        if roles.get("peer") == "root" and roles.get("buf") == "sendbuf":
+            significant = "if (root != MPI_ROOT && root != MPI_PROC_NULL) "
         if "buf" in roles and "inplace" in roles:
             b, ip = roles["buf"], roles["inplace"]
             count, typ = roles["count"], roles["type"]
-            rec.append(f"if ({b} == MPI_IN_PLACE) scope.buffer({ip}, {roles.get('incount', count)}, {roles.get('intype', typ)});")
-            rec.append(f"else scope.buffer({b}, {count}, {typ});")
+            rec.append(f"{significant}{{")
+            rec.append(f"  if ({b} == MPI_IN_PLACE) scope.buffer({ip}, {roles.get('incount', count)}, {roles.get('intype', typ)});")
+            rec.append(f"  else scope.buffer({b}, {count}, {typ});")
+            rec.append("}")
         elif "buf" in roles:
-            rec.append(f"scope.buffer({roles['buf']}, {roles['count']}, {roles['type']});")
+            rec.append(f"{significant}scope.buffer({roles['buf']}, {roles['count']}, {roles['type']});")
         elif "count" in roles:
             rec.append(f"scope.count({roles['count']});")
         if "comm" in roles:
