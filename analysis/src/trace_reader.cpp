@@ -142,7 +142,7 @@ void TraceReader::read_counters(hid_t file, const std::string& path) {
   counters_.time = read_column<double>(file, "/counters/time", H5T_NATIVE_DOUBLE, n, 0, path);
   counters_.iteration = read_column<std::int32_t>(file, "/counters/iteration", H5T_NATIVE_INT32, n, 0, path);
   counters_.rank = read_column<std::int32_t>(file, "/counters/rank", H5T_NATIVE_INT32, n, 0, path);
-  if (!counters_.events.empty())
+  if (!counters_.events.empty() && H5Lexists(file, "/counters/values", H5P_DEFAULT) > 0)  // absent: values_missing says why
     counters_.values = read_column<std::int64_t>(file, "/counters/values", H5T_NATIVE_INT64, n, counters_.events.size(), path);
   for (const auto r : counters_.rank)
     if (r < 0 || r >= ranks()) throw InputError(fmt::format("{}: a counter sample names rank {} of {}", path, r, ranks()));

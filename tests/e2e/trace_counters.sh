@@ -46,6 +46,19 @@ else
     || fail "no-PMU reason missing: $(cat status.txt sources.txt)"
 fi
 
+# Ranks given different event lists (MPMD launch): the file is still written, without the value
+# table, and says why.
+timeout 300 "$MPIEXEC" -np 1 -x RIPPLE_PAPI_EVENTS=perf::TASK-CLOCK "$RIPPLE_BIN" trace -o mixed.h5 -- "$HEAT2D_BIN" --tile 32 \
+  --iterations 5 --warmup 0 : -np 1 -x RIPPLE_PAPI_EVENTS=perf::TASK-CLOCK,perf::PAGE-FAULTS "$RIPPLE_BIN" trace -o mixed.h5 -- \
+  "$HEAT2D_BIN" --tile 32 --iterations 5 --warmup 0 > mixed.txt 2>&1 || fail "mixed event lists run: $(cat mixed.txt)"
+/usr/bin/python3 - mixed.h5 <<'PY' && "$RIPPLE_BIN" trace info mixed.h5 > /dev/null && pass "different event lists per rank: file written, values left out with the reason" || fail "mixed event lists"
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+assert "values" not in f["/counters"] and b"different event lists" in f["/counters"].attrs["values_missing"]
+assert len(f["/ranks/count"]) == 2 and (f["/ranks/count"][:] > 0).all()
+PY
+
 # Memory samples. Without a hardware PMU the default (PEBS load latency or IBS) says why it is
 # missing; the sampler itself (ring buffer, decoder, clock, iteration marks) is exercised with the
 # page-fault software event: every page the program first touches in iteration 1 must appear as a

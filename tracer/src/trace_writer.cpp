@@ -126,6 +126,11 @@ void write_placement(const ParallelH5File& file, const State& s) {
 // /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize), collectively.
 void write_counters(const ParallelH5File& file, const State& s, const ClockModel& clock) {
   const std::size_t n = s.counters.size();
+  // Every rank must create the same datasets: with different event lists per rank (RIPPLE_PAPI_EVENTS
+  // set per rank) the value columns cannot share one table, and are left out on all ranks.
+  long widths[2] = {static_cast<long>(n), -static_cast<long>(n)};
+  PMPI_Allreduce(MPI_IN_PLACE, widths, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  const bool same_width = widths[0] == -widths[1];
   const auto rows = static_cast<std::int64_t>(s.sample_time.size());
   std::int64_t offset = 0, total = 0;
   PMPI_Exscan(&rows, &offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -159,7 +164,8 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   column("/counters/time", H5T_NATIVE_DOUBLE, time.data(), 0);
   column("/counters/iteration", H5T_NATIVE_INT32, s.sample_iteration.data(), 0);
   column("/counters/rank", H5T_NATIVE_INT32, rank.data(), 0);
-  if (n > 0) column("/counters/values", H5T_NATIVE_INT64, s.sample_values.data(), n);
+  if (n > 0 && same_width) column("/counters/values", H5T_NATIVE_INT64, s.sample_values.data(), n);
+  if (!same_width) write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
 }
 
 // /samples: every rank's precise memory samples, collectively, times on rank 0's clock.
