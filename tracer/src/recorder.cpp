@@ -380,6 +380,7 @@ void register_window(MPI_Win win, MPI_Comm comm) {
   const int id = detail::comm_id(comm);
   comm_lock(s);
   s.windows.emplace_back(win, id);
+  s.comm_generation.fetch_add(1, std::memory_order_release);
   comm_unlock(s);
 }
 
@@ -390,6 +391,7 @@ void forget_window(MPI_Win win) {
   for (std::size_t k = s.windows.size(); k-- > 0;)
     if (s.windows[k].first == win) {
       s.windows.erase(s.windows.begin() + static_cast<std::ptrdiff_t>(k));
+      s.comm_generation.fetch_add(1, std::memory_order_release);
       break;
     }
   comm_unlock(s);
@@ -628,8 +630,23 @@ void Scope::received(int source, const MPI_Status* status, MPI_Comm c) {
   r.same_node = r.peer >= 0 && r.peer < g_state->ranks && g_state->on_node[static_cast<std::size_t>(r.peer)] ? 1 : 0;
 }
 
+namespace {
+// The last window this thread looked up, valid while the registry's generation is unchanged.
+struct WindowCache {
+  MPI_Win win;
+  int comm;
+  std::uint64_t generation;
+};
+RIPPLE_TLS thread_local WindowCache t_window_cache{MPI_WIN_NULL, -1, ~std::uint64_t{0}};
+}  // namespace
+
 void Scope::window(MPI_Win w) {
   State& s = *g_state;
+  const std::uint64_t generation = s.comm_generation.load(std::memory_order_acquire);
+  if (t_window_cache.win == w && t_window_cache.generation == generation) {
+    event_.comm = t_window_cache.comm;
+    return;
+  }
   comm_lock(s);
   event_.comm = -1;
   for (std::size_t k = s.windows.size(); k-- > 0;)
@@ -638,6 +655,7 @@ void Scope::window(MPI_Win w) {
       break;
     }
   comm_unlock(s);
+  t_window_cache = {w, event_.comm, generation};
 }
 
 void Scope::window_peer(int target) {

@@ -66,7 +66,7 @@ struct State {
   std::atomic<int> iteration{-1};
   std::vector<CommEntry> comms;  // guarded by comm_lock
   std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
-  std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms changes: per-thread caches check it
+  std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms or windows change: per-thread caches check it
   int next_comm_id = 1;
   std::vector<std::pair<MPI_Win, int>> windows;  // window, communicator id; guarded by comm_lock
   std::vector<char> on_node;                     // per world rank
