@@ -427,13 +427,24 @@ OffsetSample measure_offset(int rank, int ranks) {
 }
 
 namespace {
-// The last communicator this thread looked up, valid while the registry's generation is unchanged.
-struct CommCache {
-  MPI_Comm comm;
+// The last handle this thread looked up in a registry (communicators, windows) and the id found,
+// valid while the registries' generation is unchanged: repeated lookups take no lock.
+template <class Handle>
+struct HandleCache {
+  Handle handle;
   int id;
   std::uint64_t generation;
+  bool holds(Handle h, std::uint64_t g) const { return handle == h && generation == g; }
 };
-RIPPLE_TLS thread_local CommCache t_comm_cache{MPI_COMM_NULL, -1, ~std::uint64_t{0}};
+RIPPLE_TLS thread_local HandleCache<MPI_Comm> t_comm_cache{MPI_COMM_NULL, -1, ~std::uint64_t{0}};
+RIPPLE_TLS thread_local HandleCache<MPI_Win> t_window_cache{MPI_WIN_NULL, -1, ~std::uint64_t{0}};
+
+// The newest registry entry for comm, or -1. Caller holds comm_lock.
+int find_comm(const State& s, MPI_Comm comm) {
+  for (std::size_t k = s.comms.size(); k-- > 0;)
+    if (s.comms[k].comm == comm) return static_cast<int>(k);
+  return -1;
+}
 }  // namespace
 
 int comm_id(MPI_Comm comm) {
@@ -441,7 +452,7 @@ int comm_id(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) return -1;  // an erroneous call (under MPI_ERRORS_RETURN): no communicator
   State& s = *g_state;
   const std::uint64_t generation = s.comm_generation.load(std::memory_order_acquire);
-  if (t_comm_cache.comm == comm && t_comm_cache.generation == generation) return t_comm_cache.id;
+  if (t_comm_cache.holds(comm, generation)) return t_comm_cache.id;
   const int id = comm_id_locked(comm);
   t_comm_cache = {comm, id, generation};
   return id;
@@ -449,20 +460,14 @@ int comm_id(MPI_Comm comm) {
 
 int comm_id_locked(MPI_Comm comm) {
   State& s = *g_state;
-  comm_lock(s);
-  for (std::size_t k = s.comms.size(); k-- > 0;)
-    if (s.comms[k].comm == comm) {
-      comm_unlock(s);
-      return static_cast<int>(k);
-    }
-  comm_unlock(s);
-  register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare), then look once more
-  comm_lock(s);
-  int id = -1;
-  for (std::size_t k = s.comms.size(); k-- > 0 && id < 0;)
-    if (s.comms[k].comm == comm) id = static_cast<int>(k);
-  comm_unlock(s);
-  return id;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    comm_lock(s);
+    const int id = find_comm(s, comm);
+    comm_unlock(s);
+    if (id >= 0 || attempt == 1) return id;
+    register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare), then look once more
+  }
+  return -1;
 }
 
 int world_rank(int id, int rank) {
@@ -630,21 +635,11 @@ void Scope::received(int source, const MPI_Status* status, MPI_Comm c) {
   r.same_node = r.peer >= 0 && r.peer < g_state->ranks && g_state->on_node[static_cast<std::size_t>(r.peer)] ? 1 : 0;
 }
 
-namespace {
-// The last window this thread looked up, valid while the registry's generation is unchanged.
-struct WindowCache {
-  MPI_Win win;
-  int comm;
-  std::uint64_t generation;
-};
-RIPPLE_TLS thread_local WindowCache t_window_cache{MPI_WIN_NULL, -1, ~std::uint64_t{0}};
-}  // namespace
-
 void Scope::window(MPI_Win w) {
   State& s = *g_state;
   const std::uint64_t generation = s.comm_generation.load(std::memory_order_acquire);
-  if (t_window_cache.win == w && t_window_cache.generation == generation) {
-    event_.comm = t_window_cache.comm;
+  if (detail::t_window_cache.holds(w, generation)) {
+    event_.comm = detail::t_window_cache.id;
     return;
   }
   comm_lock(s);
@@ -655,7 +650,7 @@ void Scope::window(MPI_Win w) {
       break;
     }
   comm_unlock(s);
-  t_window_cache = {w, event_.comm, generation};
+  detail::t_window_cache = {w, event_.comm, generation};
 }
 
 void Scope::window_peer(int target) {
