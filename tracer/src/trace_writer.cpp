@@ -111,10 +111,7 @@ void write_placement(const ParallelH5File& file, const State& s) {
   H5Id off_space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
   H5Id off(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), schema::kTopologyXmlOffset, H5T_NATIVE_INT64, off_space.get(), H5P_DEFAULT,
                                       H5P_DEFAULT, H5P_DEFAULT)));
-  if (s.rank != 0) RIPPLE_H5_CHECK(H5Sselect_none(off_space.get()));
-  H5Id off_mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
-  if (s.rank != 0) RIPPLE_H5_CHECK(H5Sselect_none(off_mem.get()));
-  RIPPLE_H5_CHECK(H5Dwrite(off.get(), H5T_NATIVE_INT64, off_mem.get(), off_space.get(), file.collective(), offsets.data()));
+  write_slice(file, off.get(), H5T_NATIVE_INT64, 0, s.rank == 0 ? n_offsets : 0, offsets.data());  // rank 0 has them all
   const hsize_t n_bytes = static_cast<hsize_t>(total);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_bytes, nullptr)));
   H5Id xml(RIPPLE_H5_CHECK(
