@@ -16,7 +16,7 @@ namespace ripple::model::detail {
 // of tanh. Only +, -, *, /, fused multiply-adds (std::fma, exactly rounded: hardware FMA in the
 // AVX-512 and AVX2 builds, glibc's exact fma in the baseline one) and bit operations: every
 // instruction set gives the same bits.
-inline double tanh_of(double v) {
+[[gnu::always_inline]] inline double tanh_of(double v) {
   constexpr double kInvLn2 = 1.4426950408889634;
   constexpr double kLn2Hi = 6.93147180369123816490e-01;  // 32 significant bits: k * kLn2Hi is exact
   constexpr double kLn2Lo = 1.90821492927058770002e-10;

@@ -19,15 +19,30 @@ __m128d _ZGVbN2v_sin(__m128d);
 __m256d _ZGVdN4v_sin(__m256d);
 __m512d _ZGVeN8v_sin(__m512d);
 }
-#define RIPPLE_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
-#else
-#define RIPPLE_CLONES
 #endif
 
 namespace ripple::model {
 namespace {
 
 using Kernel = void (*)(double*, std::size_t);
+using DifferenceKernel = void (*)(const double*, const double*, double*, std::size_t);
+
+// Ripple's tanh is inlined into each instruction set's loop (tanh_of is always_inline: a call per
+// element would cost 25 times the vector loop). The targets name instruction sets only, never an
+// `arch=`, which GCC would refuse to inline the default-target tanh_of into.
+#define RIPPLE_TANH_KERNELS(SUFFIX, ATTRIBUTE)                                                               \
+  ATTRIBUTE void tanh_##SUFFIX(double* x, std::size_t n) {                                                   \
+    for (std::size_t i = 0; i < n; ++i) x[i] = detail::tanh_of(x[i]);                                        \
+  }                                                                                                          \
+  ATTRIBUTE void tanh_of_difference_##SUFFIX(const double* l, const double* r, double* out, std::size_t n) { \
+    for (std::size_t i = 0; i < n; ++i) out[i] = detail::tanh_of(l[i] - r[i]);                               \
+  }
+RIPPLE_TANH_KERNELS(baseline, )
+#if defined(__x86_64__)
+RIPPLE_TANH_KERNELS(avx2, __attribute__((target("avx2,fma"))))
+RIPPLE_TANH_KERNELS(avx512, __attribute__((target("avx512f"))))
+#endif
+#undef RIPPLE_TANH_KERNELS
 
 void scalar_sin(double* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = std::sin(x[i]);
@@ -55,6 +70,8 @@ RIPPLE_VECTOR_KERNEL(avx512_sin, "avx512f", 8, __m512d, _mm512_loadu_pd, _mm512_
 struct Dispatch {
   const char* isa = "scalar";
   Kernel sin = &scalar_sin;
+  Kernel tanh = &tanh_baseline;
+  DifferenceKernel tanh_of_difference = &tanh_of_difference_baseline;
 };
 
 Dispatch choose() {
@@ -64,11 +81,12 @@ Dispatch choose() {
   if (want == "scalar") return d;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  d = {"sse2", &sse2_sin};
+  d = {"sse2", &sse2_sin, &tanh_baseline, &tanh_of_difference_baseline};
   if (want == "sse2") return d;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) d = {"avx2", &avx2_sin};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    d = {"avx2", &avx2_sin, &tanh_avx2, &tanh_of_difference_avx2};
   if (want == "avx2") return d;
-  if (__builtin_cpu_supports("avx512f")) d = {"avx512", &avx512_sin};
+  if (__builtin_cpu_supports("avx512f")) d = {"avx512", &avx512_sin, &tanh_avx512, &tanh_of_difference_avx512};
 #endif
   return d;
 }
@@ -80,12 +98,9 @@ const Dispatch& dispatch() {
 
 }  // namespace
 
-RIPPLE_CLONES void tanh_inplace(double* x, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) x[i] = detail::tanh_of(x[i]);
-}
-
-RIPPLE_CLONES void tanh_of_difference(const double* l, const double* r, double* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = detail::tanh_of(l[i] - r[i]);
+void tanh_inplace(double* x, std::size_t n) { dispatch().tanh(x, n); }
+void tanh_of_difference(const double* l, const double* r, double* out, std::size_t n) {
+  dispatch().tanh_of_difference(l, r, out, n);
 }
 
 void sin_inplace(double* x, std::size_t n) { dispatch().sin(x, n); }

@@ -14,7 +14,8 @@ void tanh_of_difference(const double* l, const double* r, double* out, std::size
 // glibc's vector math library (libmvec).
 void sin_inplace(double* x, std::size_t n);
 
-// The instruction set sin_inplace uses: "avx512", "avx2", "sse2" or "scalar". RIPPLE_VECTOR_ISA in
+// The instruction set sin_inplace and the tanh kernels use: "avx512", "avx2", "sse2" or "scalar"
+// ("sse2" and "scalar" run the baseline tanh). RIPPLE_VECTOR_ISA in
 // the environment can lower it (e.g. to match nodes of a mixed cluster bit for bit).
 const char* vector_isa();
 
