@@ -4,16 +4,9 @@
 #include <cmath>
 
 #include "ripple/common/error.hpp"
+#include "ripple/model/isa_clones.hpp"
 #include "ripple/model/potential.hpp"
 #include "ripple/model/vector_math.hpp"
-
-// The blocked sweep and dxdt are compiled for AVX-512, AVX2 and the baseline, chosen at run time;
-// without contraction every variant rounds alike, so the choice never changes a bit.
-#if defined(__x86_64__)
-#define RIPPLE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define RIPPLE_CLONES
-#endif
 
 namespace ripple::model {
 

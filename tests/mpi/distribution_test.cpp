@@ -4,11 +4,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <boost/numeric/odeint.hpp>
 #include <cmath>
+#include <cstring>
 
 #include "ripple/model/config.hpp"
 #include "ripple/model/mpi/exact_sum.hpp"
 #include "ripple/model/mpi/ghost_exchange.hpp"
+#include "ripple/model/mpi/mpi_algebra.hpp"
 #include "ripple/model/mpi/partition.hpp"
 
 namespace ripple::model {
@@ -132,6 +135,51 @@ TEST(ExactSum, IndependentOfRanksAndOrder) {
   long double ref = 0;
   for (std::int64_t i = 0; i < n; ++i) ref += std::sin(0.37L * static_cast<long double>(i));
   EXPECT_NEAR(ExactSum::value(serial), static_cast<double>(ref), 1e-11);
+}
+
+// Ripple's algebra hands odeint's stage combinations and error ratios to its vectorised passes; a
+// whole dense-output dopri5 run (and rk4) must give bitwise the states of odeint's own range_algebra.
+namespace odeint = boost::numeric::odeint;
+using Vec = std::vector<double>;
+using Ops = odeint::default_operations;
+static_assert(algebra_detail::kVectorised<Ops::scale_sum2<double, double>, Vec, const Vec, const Vec>);
+static_assert(algebra_detail::kVectorised<Ops::scale_sum6<double, double, double, double, double, double>, Vec, const Vec,
+                                          const Vec, Vec, Vec, Vec, Vec>);
+static_assert(!algebra_detail::kVectorised<Ops::scale_sum2<double, double>, Vec, const Vec>);  // wrong arity
+
+template <class Algebra, bool Dense>
+Vec integrate_pendulum_chain(Algebra algebra) {
+  const std::size_t n = 1003;  // a vector tail at every width
+  Vec x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = std::sin(0.37 * static_cast<double>(i));
+  const auto rhs = [n](const Vec& s, Vec& d, double t) {
+    for (std::size_t i = 0; i < n; ++i)
+      d[i] = 1.0 + 0.1 * std::cos(t) - std::sin(s[i]) + (i + 1 < n ? 0.5 * std::sin(s[i + 1] - s[i]) : 0.0);
+  };
+  if constexpr (Dense) {
+    using Dopri = odeint::runge_kutta_dopri5<Vec, double, Vec, double, Algebra>;
+    auto stepper = odeint::make_dense_output(1e-9, 1e-9, Dopri(algebra));
+    stepper.initialize(x, 0.0, 1e-3);
+    Vec at(n);
+    while (stepper.current_time() < 3.0) stepper.do_step(rhs);
+    stepper.calc_state(2.5, at);  // dense output: scale_sum7 through for_each8
+    for (std::size_t i = 0; i < n; ++i) at[i] += stepper.current_state()[i];
+    return at;
+  } else {
+    odeint::runge_kutta4<Vec, double, Vec, double, Algebra> rk4(algebra);
+    for (int s = 0; s < 200; ++s) rk4.do_step(rhs, x, 0.01 * s, 0.01);
+    return x;
+  }
+}
+
+TEST(MpiAlgebra, BitwiseRangeAlgebraOnDopri5AndRk4) {
+  const Vec dense_ripple = integrate_pendulum_chain<MpiAlgebra, true>(MpiAlgebra{});
+  const Vec dense_odeint = integrate_pendulum_chain<odeint::range_algebra, true>(odeint::range_algebra{});
+  ASSERT_EQ(dense_ripple.size(), dense_odeint.size());
+  EXPECT_EQ(0, std::memcmp(dense_ripple.data(), dense_odeint.data(), dense_ripple.size() * sizeof(double)));
+  const Vec rk4_ripple = integrate_pendulum_chain<MpiAlgebra, false>(MpiAlgebra{});
+  const Vec rk4_odeint = integrate_pendulum_chain<odeint::range_algebra, false>(odeint::range_algebra{});
+  EXPECT_EQ(0, std::memcmp(rk4_ripple.data(), rk4_odeint.data(), rk4_ripple.size() * sizeof(double)));
 }
 
 }  // namespace

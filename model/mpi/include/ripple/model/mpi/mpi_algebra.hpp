@@ -1,24 +1,154 @@
 #pragma once
-// Boost.Odeint algebra for a state distributed over MPI ranks: element-wise operations are local
-// (range_algebra); the error norm is one global reduction, so every rank takes the same steps.
+// Boost.Odeint algebra for a state distributed over MPI ranks: element-wise operations are local;
+// the error norm is one global reduction, so every rank takes the same steps.
 // odeint's error checker hands norm_inf the error ratios err_i / (atol + rtol * scale_i); the step is
 // accepted when the norm is at most 1. With `rms` set the norm is the root mean square instead of the
 // maximum (as SciPy's solve_ivp uses), summed exactly so that it stays rank-independent.
+//
+// The stage combinations (odeint's scale_sumN) and error ratios (rel_error) on std::vector<double>
+// go to Ripple's vectorised passes (stage_math.hpp), bitwise equal to range_algebra's scalar loops;
+// any other operation falls back to range_algebra.
 #include <mpi.h>
 
-#include <algorithm>
+#include <array>
+#include <boost/numeric/odeint/algebra/default_operations.hpp>
 #include <boost/numeric/odeint/algebra/range_algebra.hpp>
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
+#include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/model/mpi/exact_sum.hpp"
+#include "ripple/model/stage_math.hpp"
 
 namespace ripple::model {
+
+namespace algebra_detail {
+using ops = boost::numeric::odeint::default_operations;
+
+template <class Op>
+struct Coefficients {  // not a combination of doubles
+  static constexpr std::size_t terms = 0;
+};
+template <>
+struct Coefficients<ops::scale_sum1<double>> {
+  static constexpr std::size_t terms = 1;
+  static std::array<double, 1> of(const ops::scale_sum1<double>& o) { return {o.m_alpha1}; }
+};
+template <>
+struct Coefficients<ops::scale_sum2<double, double>> {
+  static constexpr std::size_t terms = 2;
+  static std::array<double, 2> of(const ops::scale_sum2<double, double>& o) { return {o.m_alpha1, o.m_alpha2}; }
+};
+template <>
+struct Coefficients<ops::scale_sum3<double, double, double>> {
+  static constexpr std::size_t terms = 3;
+  static std::array<double, 3> of(const ops::scale_sum3<double, double, double>& o) {
+    return {o.m_alpha1, o.m_alpha2, o.m_alpha3};
+  }
+};
+template <>
+struct Coefficients<ops::scale_sum4<double, double, double, double>> {
+  static constexpr std::size_t terms = 4;
+  static std::array<double, 4> of(const ops::scale_sum4<double, double, double, double>& o) {
+    return {o.m_alpha1, o.m_alpha2, o.m_alpha3, o.m_alpha4};
+  }
+};
+template <>
+struct Coefficients<ops::scale_sum5<double, double, double, double, double>> {
+  static constexpr std::size_t terms = 5;
+  static std::array<double, 5> of(const ops::scale_sum5<double, double, double, double, double>& o) {
+    return {o.m_alpha1, o.m_alpha2, o.m_alpha3, o.m_alpha4, o.m_alpha5};
+  }
+};
+template <>
+struct Coefficients<ops::scale_sum6<double, double, double, double, double, double>> {
+  static constexpr std::size_t terms = 6;
+  static std::array<double, 6> of(const ops::scale_sum6<double, double, double, double, double, double>& o) {
+    return {o.m_alpha1, o.m_alpha2, o.m_alpha3, o.m_alpha4, o.m_alpha5, o.m_alpha6};
+  }
+};
+template <>
+struct Coefficients<ops::scale_sum7<double, double, double, double, double, double, double>> {
+  static constexpr std::size_t terms = 7;
+  static std::array<double, 7> of(const ops::scale_sum7<double, double, double, double, double, double, double>& o) {
+    return {o.m_alpha1, o.m_alpha2, o.m_alpha3, o.m_alpha4, o.m_alpha5, o.m_alpha6, o.m_alpha7};
+  }
+};
+template <>
+struct Coefficients<ops::scale_sum8<double, double, double, double, double, double, double, double>> {
+  static constexpr std::size_t terms = 8;
+  static std::array<double, 8> of(const ops::scale_sum8<double, double, double, double, double, double, double, double>& o) {
+    return {o.m_alpha1, o.m_alpha2, o.m_alpha3, o.m_alpha4, o.m_alpha5, o.m_alpha6, o.m_alpha7, o.m_alpha8};
+  }
+};
+
+template <class... S>
+constexpr bool kDoubleVectors = (std::is_same_v<std::remove_const_t<S>, std::vector<double>> && ...);
+
+// Vectorised when the operation is a combination of doubles of that many inputs on double vectors.
+template <class Op, class Out, class... In>
+constexpr bool kVectorised = kDoubleVectors<Out, In...>&& Coefficients<Op>::terms == sizeof...(In);
+
+template <class Op, class Out, class... In>
+void combine(Out& out, const Op& op, In&... in) {
+  const std::size_t n = out.size();
+  RIPPLE_VERIFY(((in.size() == n) && ...), "stage combination of vectors of different sizes");
+  const std::array<const double*, sizeof...(In)> p{in.data()...};
+  const auto c = Coefficients<Op>::of(op);
+  linear_combination(out.data(), p, c, n);
+}
+}  // namespace algebra_detail
 
 struct MpiAlgebra : boost::numeric::odeint::range_algebra {
   MPI_Comm comm = MPI_COMM_SELF;
   const ExactSum* rms = nullptr;  // root-mean-square norm when set
   std::int64_t oscillators = 1;   // N, for the mean
+
+  using range_algebra::for_each3;
+  using range_algebra::for_each4;
+  using range_algebra::for_each5;
+  using range_algebra::for_each6;
+  using range_algebra::for_each7;
+  using range_algebra::for_each8;
+  using range_algebra::for_each9;
+
+  template <class S1, class S2, class S3, class Op>
+  requires algebra_detail::kVectorised<Op, S1, S2, S3>
+  static void for_each3(S1& s1, S2& s2, S3& s3, Op op) { algebra_detail::combine(s1, op, s2, s3); }
+  template <class S1, class S2, class S3>
+  requires algebra_detail::kDoubleVectors<S1, S2, S3>
+  static void for_each3(S1& err, S2& x, S3& dxdt, boost::numeric::odeint::default_operations::rel_error<double> op) {
+    RIPPLE_VERIFY(x.size() == err.size() && dxdt.size() == err.size(), "error ratios of vectors of different sizes");
+    relative_error(err.data(), x.data(), dxdt.data(), {op.m_eps_abs, op.m_eps_rel, op.m_a_x, op.m_a_dxdt}, err.size());
+  }
+  template <class S1, class S2, class S3, class S4, class Op>
+  requires algebra_detail::kVectorised<Op, S1, S2, S3, S4>
+  static void for_each4(S1& s1, S2& s2, S3& s3, S4& s4, Op op) { algebra_detail::combine(s1, op, s2, s3, s4); }
+  template <class S1, class S2, class S3, class S4, class S5, class Op>
+  requires algebra_detail::kVectorised<Op, S1, S2, S3, S4, S5>
+  static void for_each5(S1& s1, S2& s2, S3& s3, S4& s4, S5& s5, Op op) { algebra_detail::combine(s1, op, s2, s3, s4, s5); }
+  template <class S1, class S2, class S3, class S4, class S5, class S6, class Op>
+  requires algebra_detail::kVectorised<Op, S1, S2, S3, S4, S5, S6>
+  static void for_each6(S1& s1, S2& s2, S3& s3, S4& s4, S5& s5, S6& s6, Op op) {
+    algebra_detail::combine(s1, op, s2, s3, s4, s5, s6);
+  }
+  template <class S1, class S2, class S3, class S4, class S5, class S6, class S7, class Op>
+  requires algebra_detail::kVectorised<Op, S1, S2, S3, S4, S5, S6, S7>
+  static void for_each7(S1& s1, S2& s2, S3& s3, S4& s4, S5& s5, S6& s6, S7& s7, Op op) {
+    algebra_detail::combine(s1, op, s2, s3, s4, s5, s6, s7);
+  }
+  template <class S1, class S2, class S3, class S4, class S5, class S6, class S7, class S8, class Op>
+  requires algebra_detail::kVectorised<Op, S1, S2, S3, S4, S5, S6, S7, S8>
+  static void for_each8(S1& s1, S2& s2, S3& s3, S4& s4, S5& s5, S6& s6, S7& s7, S8& s8, Op op) {
+    algebra_detail::combine(s1, op, s2, s3, s4, s5, s6, s7, s8);
+  }
+  template <class S1, class S2, class S3, class S4, class S5, class S6, class S7, class S8, class S9, class Op>
+  requires algebra_detail::kVectorised<Op, S1, S2, S3, S4, S5, S6, S7, S8, S9>
+  static void for_each9(S1& s1, S2& s2, S3& s3, S4& s4, S5& s5, S6& s6, S7& s7, S8& s8, S9& s9, Op op) {
+    algebra_detail::combine(s1, op, s2, s3, s4, s5, s6, s7, s8, s9);
+  }
 
   template <class State>
   double norm_inf(const State& s) const {
@@ -26,17 +156,12 @@ struct MpiAlgebra : boost::numeric::odeint::range_algebra {
       ExactSum::Accumulator sum[1] = {0};
       // Squares are clamped at 2^40 to keep the fixed-point sum in range (up to 2^35 oscillators); a
       // clamped or NaN ratio still rejects the step for any N below 2^40.
-      constexpr double kClamp = 0x1p40;
-      ExactSum::add_each(sum[0], s.size(), [&](std::size_t i) {
-        const double v = s[i];
-        return std::isnan(v) ? kClamp : std::min(v * v, kClamp);
-      });
+      ExactSum::add_squares(sum[0], s.data(), s.size(), 0x1p40);
       rms->allreduce(comm, sum);
       return std::sqrt(ExactSum::value(sum[0]) / static_cast<double>(oscillators));
     }
-    double local = 0.0;
-    for (const double v : s) local = std::max(local, std::isnan(v) ? HUGE_VAL : std::abs(v));  // NaN must reject the step
     // max is exact and order-independent: the step size sequence is identical for any rank count.
+    double local = max_abs(s.data(), s.size());
     RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_DOUBLE, MPI_MAX, comm));
     return local;
   }
