@@ -22,6 +22,7 @@
 #include "ripple/model/mpi/sim_writer.hpp"
 #include "ripple/model/oscillators.hpp"
 #include "ripple/model/rhs_kernel.hpp"
+#include "ripple/model/step_adjuster.hpp"
 
 namespace ripple::model {
 namespace {
@@ -205,6 +206,7 @@ public:
       run_rk4(x, t);
     const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
     stats.steps = steps_;
+    stats.rejected_steps = rejected_;
     stats.rhs_evaluations = sys_.evaluations;
     stats.output_times = outputs_.count();
     stats.final_time = t;
@@ -280,7 +282,12 @@ private:
     if (cfg_.solver.norm == ErrorNorm::Rms) algebra.rms = &exact_;
     algebra.oscillators = cfg_.model.oscillators;
     const double max_dt = m_.coupling == Coupling::Delayed ? tau_min_ : 0.0;
-    auto stepper = odeint::make_dense_output(cfg_.solver.atol, cfg_.solver.rtol, max_dt, Dopri(algebra));
+    // odeint's dense-output dopri5 (as make_dense_output builds it) with the standard step-size control.
+    using Checker = odeint::default_error_checker<double, MpiAlgebra, odeint::default_operations>;
+    using Controlled = odeint::controlled_runge_kutta<Dopri, Checker, StandardStepAdjuster, odeint::initially_resizer,
+                                                      odeint::explicit_error_stepper_fsal_tag>;
+    odeint::dense_output_runge_kutta<Controlled> stepper(
+        Controlled(Checker(cfg_.solver.atol, cfg_.solver.rtol), StandardStepAdjuster(max_dt, &rejected_), Dopri(algebra)));
     State xo(x.size());
     const auto step = [&] {
       const double t_old = stepper.current_time();
@@ -417,6 +424,7 @@ private:
   std::vector<Kick> kicks_;
   std::vector<double> breaks_;  // kick times, and kick times + delay
   std::int64_t steps_ = 0;
+  std::int64_t rejected_ = 0;
   double start_wall_ = 0;
   double last_progress_ = 0;
   State scratch_, values_, derivs_;
@@ -475,13 +483,14 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
 std::string summary_json(const SimStats& s) {
   const double osc_steps = static_cast<double>(s.oscillators) * static_cast<double>(std::max<std::int64_t>(s.steps, 1));
   return fmt::format(
-      "{{\"oscillators\": {}, \"ranks\": {}, \"steps\": {}, \"rhs_evaluations\": {}, \"output_times\": {}, "
+      "{{\"oscillators\": {}, \"ranks\": {}, \"steps\": {}, \"rejected_steps\": {}, \"rhs_evaluations\": {}, \"output_times\": "
+      "{}, "
       "\"wall_seconds\": {:.6f}, \"ns_per_oscillator_step\": {:.3f}, \"final_time\": {:.17g}, "
       "\"final_order_parameter\": {:.17g}, \"final_phase_spread\": {:.17g}, \"final_lag_seconds\": {:.17g}, "
       "\"peak_rss_bytes\": {}, \"peak_rss_bytes_max_rank\": {}, \"partition\": \"{}\", \"output_file\": \"{}\"}}",
-      s.oscillators, s.ranks, s.steps, s.rhs_evaluations, s.output_times, s.wall_seconds, s.wall_seconds * 1e9 / osc_steps,
-      s.final_time, s.final_order_parameter, s.final_phase_spread, s.final_lag_seconds, s.peak_rss_bytes,
-      s.peak_rss_bytes_max_rank, s.partition, s.output_file);
+      s.oscillators, s.ranks, s.steps, s.rejected_steps, s.rhs_evaluations, s.output_times, s.wall_seconds,
+      s.wall_seconds * 1e9 / osc_steps, s.final_time, s.final_order_parameter, s.final_phase_spread, s.final_lag_seconds,
+      s.peak_rss_bytes, s.peak_rss_bytes_max_rank, s.partition, s.output_file);
 }
 
 }  // namespace ripple::model

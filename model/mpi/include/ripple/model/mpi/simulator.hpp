@@ -20,7 +20,8 @@ struct SimOptions {
 struct SimStats {
   std::int64_t oscillators = 0;
   int ranks = 1;
-  std::int64_t steps = 0;  // accepted steps
+  std::int64_t steps = 0;           // accepted steps
+  std::int64_t rejected_steps = 0;  // dopri5 tries whose error was too large
   std::int64_t rhs_evaluations = 0;
   std::int64_t output_times = 0;
   double wall_seconds = 0;
