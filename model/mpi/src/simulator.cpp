@@ -14,6 +14,7 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/model/aligned_vector.hpp"
 #include "ripple/model/delay_history.hpp"
 #include "ripple/model/mpi/exact_sum.hpp"
 #include "ripple/model/mpi/ghost_exchange.hpp"
@@ -28,7 +29,7 @@ namespace ripple::model {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
-using State = std::vector<double>;
+using State = AlignedVector;  // 64-byte aligned (aligned_vector.hpp)
 
 enum class Coupling { Ghosts, MeanField, Delayed };
 
@@ -117,7 +118,7 @@ void connect_local_model(MPI_Comm comm, const SimConfig& cfg, LocalModel& m) {
   if (m.coupling == Coupling::MeanField) return;
   m.exchange = std::make_unique<GhostExchange>(comm, m.graph);
   if (m.coupling == Coupling::Delayed) {
-    std::vector<double> omega_all(m.kernel->omega());
+    std::vector<double> omega_all(m.kernel->omega().begin(), m.kernel->omega().end());
     omega_all.resize(m.graph.n_columns());
     m.exchange->exchange(m.kernel->omega().data(), omega_all.data() + m.graph.n_local());
     m.history = std::make_unique<DelayHistory>(omega_all);

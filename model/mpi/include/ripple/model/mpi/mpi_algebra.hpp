@@ -5,7 +5,7 @@
 // accepted when the norm is at most 1. With `rms` set the norm is the root mean square instead of the
 // maximum (as SciPy's solve_ivp uses), summed exactly so that it stays rank-independent.
 //
-// The stage combinations (odeint's scale_sumN) and error ratios (rel_error) on std::vector<double>
+// The stage combinations (odeint's scale_sumN) and error ratios (rel_error) on contiguous arrays of double
 // go to Ripple's vectorised passes (stage_math.hpp), bitwise equal to range_algebra's scalar loops;
 // any other operation falls back to range_algebra.
 #include <mpi.h>
@@ -14,6 +14,7 @@
 #include <boost/numeric/odeint/algebra/default_operations.hpp>
 #include <boost/numeric/odeint/algebra/range_algebra.hpp>
 #include <cmath>
+#include <ranges>
 #include <type_traits>
 #include <vector>
 
@@ -85,7 +86,8 @@ struct Coefficients<ops::scale_sum8<double, double, double, double, double, doub
 };
 
 template <class... S>
-constexpr bool kDoubleVectors = (std::is_same_v<std::remove_const_t<S>, std::vector<double>> && ...);
+constexpr bool kDoubleVectors = ((std::ranges::contiguous_range<S> && std::ranges::sized_range<S> &&
+                                  std::is_same_v<std::ranges::range_value_t<S>, double>)&&...);
 
 // Vectorised when the operation is a combination of doubles of that many inputs on double vectors.
 template <class Op, class Out, class... In>
