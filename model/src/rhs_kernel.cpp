@@ -13,7 +13,7 @@ namespace ripple::model {
 RhsKernel::RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<double> omega, double vp)
     : cfg_(&cfg),
       graph_(&graph),
-      omega_(std::move(omega)),
+      omega_(omega.begin(), omega.end()),
       vp_(vp),
       fixed_norm_(cfg.model.normalization == Normalization::N ? static_cast<double>(cfg.model.oscillators) : 1.0),
       noise_(cfg, graph.local_ids, omega_),
@@ -92,28 +92,117 @@ void RhsKernel::differences(const double* left, const double* right) {
   }
 }
 
+// How dxdt of a row follows from its coupling sum S: omega - f S (+ zeta), f = v_p / norm, with a
+// per-row degree under normalization `degree` on irregular graphs.
+struct RowOutput {
+  const double* omega;          // omega[i] of row i
+  const std::uint32_t* degree;  // per-row degrees, or null: f for every row
+  double f;
+  double vp;
+  const double* zeta;  // zeta[i] of row i, or null
+};
+
+// One affine task's terms: row i gets +w[i - lo] (a side) or -w[i - lo] (b side) for lo <= i < hi.
+struct RowTerm {
+  const double* w;
+  std::uint32_t lo, hi;
+  double sign;  // +1 or -1: s + sign * w is exactly s + w or s - w
+  [[nodiscard]] bool covers(std::uint32_t i) const { return i >= lo && i < hi; }
+};
+
+namespace {
+
+// Rows [begin, end) with S(i) = sum(i). The same operations in the same order as the reference
+// (out = omega - f S, then out += zeta), so the bits do not depend on how S was gathered.
+template <class Sum>
+[[gnu::always_inline]] inline void write_rows(const RowOutput& rows, std::size_t begin, std::size_t end, Sum sum, double* dxdt) {
+  const RowOutput o = rows;  // a local copy: dxdt's stores cannot alias it, so nothing is reloaded
+  const double* omega = o.omega;
+  const double* zeta = o.zeta;
+  if (o.degree == nullptr) {
+    const double f = o.f;
+    if (zeta == nullptr)
+      for (std::size_t i = begin; i < end; ++i) dxdt[i] = omega[i] - f * sum(i);
+    else
+      for (std::size_t i = begin; i < end; ++i) dxdt[i] = (omega[i] - f * sum(i)) + zeta[i];
+    return;
+  }
+  for (std::size_t i = begin; i < end; ++i) {
+    const double out = omega[i] - (o.degree[i] > 0 ? o.vp / o.degree[i] : 0.0) * sum(i);
+    dxdt[i] = zeta == nullptr ? out : out + zeta[i];
+  }
+}
+
+}  // namespace
+
+RowOutput RhsKernel::row_output(const double* zeta) const {
+  const LocalGraph& g = *graph_;
+  RowOutput o{omega_.data(), nullptr, vp_ / fixed_norm_, vp_, zeta};
+  if (cfg_->model.normalization == Normalization::Degree) {
+    if (g.degree.empty())
+      o.f = g.uniform_degree > 0 ? vp_ / g.uniform_degree : 0.0;
+    else
+      o.degree = g.degree.data();
+  }
+  return o;
+}
+
 RIPPLE_CLONES void RhsKernel::finish(std::size_t begin, std::size_t end, const double* sum, const double* zeta,
                                      double* dxdt) const {
-  const LocalGraph& g = *graph_;
-  const std::size_t n = end - begin;
-  const double* omega = omega_.data() + begin;
-  double* out = dxdt + begin;
-  if (cfg_->model.normalization == Normalization::Degree && g.degree.empty()) {
-    const double f = g.uniform_degree > 0 ? vp_ / g.uniform_degree : 0.0;
-    for (std::size_t i = 0; i < n; ++i) out[i] = omega[i] - f * sum[i];
-  } else if (cfg_->model.normalization == Normalization::Degree) {
-    const std::uint32_t* degree = g.degree.data() + begin;
-    for (std::size_t i = 0; i < n; ++i) out[i] = omega[i] - (degree[i] > 0 ? vp_ / degree[i] : 0.0) * sum[i];
-  } else {
-    const double f = vp_ / fixed_norm_;
-    for (std::size_t i = 0; i < n; ++i) out[i] = omega[i] - f * sum[i];
+  write_rows(
+      row_output(zeta), begin, end, [sum, begin](std::size_t i) { return sum[i - begin]; }, dxdt);
+}
+
+// A block whose terms are at most two affine tasks (a chain or ring +-1, as a symmetric or directed
+// graph) needs no sums buffer: S = (0 +- t1) +- t2 row by row, in task order as in the reference,
+// over the segments between the tasks' row bounds.
+RIPPLE_CLONES void RhsKernel::finish_two_terms(const RowOutput& o, std::uint32_t r0, std::uint32_t r1, const RowTerm* t,
+                                               std::size_t terms, double* dxdt) const {
+  std::uint32_t cut[6] = {r0, r1, r0, r0, r0, r0};
+  for (std::size_t k = 0; k < terms; ++k) {
+    cut[2 + 2 * k] = std::clamp(t[k].lo, r0, r1);
+    cut[3 + 2 * k] = std::clamp(t[k].hi, r0, r1);
   }
-  if (zeta != nullptr)
-    for (std::size_t i = 0; i < n; ++i) out[i] += zeta[begin + i];
+  std::sort(cut, cut + 6);
+  for (std::size_t c = 0; c + 1 < 6; ++c) {
+    const std::uint32_t p = cut[c], q = cut[c + 1];
+    if (p == q) continue;
+    const bool in1 = terms > 0 && t[0].covers(p), in2 = terms > 1 && t[1].covers(p);
+    // Copies of the terms, so that the loops keep them in registers.
+    const double* w0 = t[0].w;
+    const double* w1 = t[1].w;
+    const std::size_t l0 = t[0].lo, l1 = t[1].lo;
+    const double s0 = t[0].sign, s1 = t[1].sign;
+    if (in1 && in2)
+      write_rows(
+          o, p, q, [=](std::size_t i) { return (0.0 + s0 * w0[i - l0]) + s1 * w1[i - l1]; }, dxdt);
+    else if (in1)
+      write_rows(
+          o, p, q, [=](std::size_t i) { return 0.0 + s0 * w0[i - l0]; }, dxdt);
+    else if (in2)
+      write_rows(
+          o, p, q, [=](std::size_t i) { return 0.0 + s1 * w1[i - l1]; }, dxdt);
+    else
+      write_rows(
+          o, p, q, [](std::size_t) { return 0.0; }, dxdt);
+  }
 }
 
 // Block by block: V of the block's windows into block_v_ (in L1 or L2), then the block's tasks in
 // the reference's order, then dxdt of its rows.
+// Whether the block's tasks are one or two affine ones; if so, fills their terms.
+bool RhsKernel::two_affine_terms(const BlockPlan::Block& blk, const double* v, RowTerm* terms) const {
+  const std::uint32_t n = blk.task_end - blk.task_begin;
+  if (n == 0 || n > 2) return false;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const BlockPlan::Task& task = plan_.tasks[blk.task_begin + k];
+    if (task.list) return false;
+    const std::uint32_t lo = (task.b_side ? graph_->edge_b : graph_->edge_a)[task.begin];
+    terms[k] = {v + task.buf, lo, lo + (task.end - task.begin), task.b_side ? -1.0 : 1.0};
+  }
+  return true;
+}
+
 RIPPLE_CLONES void RhsKernel::sweep(Columns left, Columns right, double* dxdt) {
   const LocalGraph& g = *graph_;
   const std::uint32_t n = static_cast<std::uint32_t>(g.n_local());
@@ -126,6 +215,8 @@ RIPPLE_CLONES void RhsKernel::sweep(Columns left, Columns right, double* dxdt) {
   double* sum = block_sums_.data();
   const double* z = zeta();
   const bool tanh = cfg_->model.potential == Potential::Tanh;
+  const RowOutput rows = row_output(z);
+  RowTerm terms[2] = {};
   for (const BlockPlan::Block& blk : plan_.blocks) {
     for (std::uint32_t w = blk.window_begin; w < blk.window_end; ++w) {
       const BlockPlan::Window& win = plan_.windows[w];
@@ -145,6 +236,10 @@ RIPPLE_CLONES void RhsKernel::sweep(Columns left, Columns right, double* dxdt) {
     }
     if (!tanh) apply_potential(v, blk.buf_size);
     const std::uint32_t r0 = blk.row_begin;
+    if (two_affine_terms(blk, v, terms)) {
+      finish_two_terms(rows, r0, blk.row_end, terms, blk.task_end - blk.task_begin, dxdt);
+      continue;
+    }
     std::fill(sum, sum + (blk.row_end - r0), 0.0);
     for (std::uint32_t t = blk.task_begin; t < blk.task_end; ++t) {
       const BlockPlan::Task& task = plan_.tasks[t];

@@ -16,10 +16,11 @@
 namespace ripple::model {
 namespace {
 
-SimConfig config(const std::string& potential, const std::string& topology, int n = 60) {
+SimConfig config(const std::string& potential, const std::string& topology, int n = 60,
+                 const std::string& normalization = "degree", const std::string& noise = "uniform") {
   return parse_config("[model]\noscillators = " + std::to_string(n) + "\nt_comp = 1.0\nfrequency_spread = 0.1\npotential = \"" +
-                          potential + "\"\nsigma = 1.0\nnormalization = \"degree\"\nstrength = 3.0\n[topology]\n" + topology +
-                          "\n[noise]\nkind = \"uniform\"\namplitude = 0.2\n[solver]\nt_end = 1.0\n",
+                          potential + "\"\nsigma = 1.0\nnormalization = \"" + normalization + "\"\nstrength = 3.0\n[topology]\n" +
+                          topology + "\n[noise]\nkind = \"" + noise + "\"\namplitude = 0.2\n[solver]\nt_end = 1.0\n",
                       "kernel-test");
 }
 
@@ -101,8 +102,9 @@ TEST(RhsKernel, MeanFieldEqualsTheDirectAllToAllSum) {
 // The blocked kernel against its frozen reference, bit for bit: large enough for many blocks, on
 // the whole graph and on rank-like parts of it (contiguous blocks with ghosts, and a strided set of
 // rows whose couplings are all irregular).
-void check_blocked_equals_reference(const std::string& potential, const std::string& topology, int n) {
-  const SimConfig c = config(potential, topology, n);
+void check_blocked_equals_reference(const std::string& potential, const std::string& topology, int n,
+                                    const std::string& normalization = "degree", const std::string& noise = "uniform") {
+  const SimConfig c = config(potential, topology, n, normalization, noise);
   const Topology topo = Topology::from_config(c.topology, n);
   std::vector<double> phase(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) phase[static_cast<std::size_t>(i)] = std::sin(0.37 * i) * 2.5 + 1e-3 * i;
@@ -147,6 +149,13 @@ TEST(RhsKernel, BlockedSweepIsBitwiseTheReference) {
   }
   // Couplings further apart than a block can stretch (V computed in two windows).
   check_blocked_equals_reference("tanh", "kind = \"grid2d\"\ndims = [9000, 2]", 18000);
+  // Blocks of one or two affine tasks take the path without a sums buffer: every normalization,
+  // with and without noise, open and periodic.
+  for (const char* norm : {"degree", "N", "none"})
+    for (const char* noise : {"uniform", "none"})
+      for (const char* topo :
+           {"kind = \"chain\"\ndistances = [-1, 1]", "kind = \"ring\"\ndistances = [-1, 1]", "kind = \"chain\"\ndistances = [1]"})
+        check_blocked_equals_reference("tanh", topo, 5003, norm, noise);
 }
 
 TEST(RhsKernel, BlockPlanCoversEveryTermOnce) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ripple/model/aligned_vector.hpp"
 #include "ripple/model/block_plan.hpp"
 #include "ripple/model/config.hpp"
 #include "ripple/model/delay_history.hpp"
@@ -13,6 +14,9 @@
 #include "ripple/model/oscillators.hpp"
 
 namespace ripple::model {
+
+struct RowOutput;  // the kernel's internals (rhs_kernel.cpp)
+struct RowTerm;
 
 class RhsKernel {
 public:
@@ -39,7 +43,7 @@ public:
     delay_interval_ = delay;
   }
 
-  [[nodiscard]] const std::vector<double>& omega() const { return omega_; }
+  [[nodiscard]] const AlignedVector& omega() const { return omega_; }
 
 private:
   // Where a column's value is: local columns in `local`, ghost column c in ghost[c - n_local].
@@ -55,25 +59,29 @@ private:
   void accumulate(double* dxdt);
   // dxdt of the rows [begin, end) from their coupling sums (sum[0] is row begin's).
   void finish(std::size_t begin, std::size_t end, const double* sum, const double* zeta, double* dxdt) const;
+  [[nodiscard]] RowOutput row_output(const double* zeta) const;
+  bool two_affine_terms(const BlockPlan::Block& blk, const double* v, RowTerm* terms) const;
+  void finish_two_terms(const RowOutput& o, std::uint32_t r0, std::uint32_t r1, const RowTerm* t, std::size_t terms,
+                        double* dxdt) const;
   [[nodiscard]] const double* zeta() { return noise_.active() ? noise_.at(noise_interval_) : nullptr; }
   // V applied element-wise, in place.
   void apply_potential(double* x, std::size_t n);
 
   const SimConfig* cfg_;
   const LocalGraph* graph_;
-  std::vector<double> omega_;
+  AlignedVector omega_;
   double vp_;
   double fixed_norm_;  // M for normalization N or none
   NoiseField noise_;
   std::int64_t noise_interval_ = 0;
   std::int64_t delay_interval_ = 0;
   BlockPlan plan_;
-  std::vector<double> block_v_;     // V of one block's windows
-  std::vector<double> block_sums_;  // coupling sums of one block's rows
-  std::vector<double> delayed_;     // scratch for a uniform delay
-  std::vector<double> buffer_;      // V's argument, then V, for every edge
-  std::vector<double> scratch_;     // bottleneck: sin(alpha x) of the block
-  std::vector<double> sums_;        // coupling sum of every column
+  AlignedVector block_v_;        // V of one block's windows
+  AlignedVector block_sums_;     // coupling sums of one block's rows
+  std::vector<double> delayed_;  // scratch for a uniform delay
+  std::vector<double> buffer_;   // V's argument, then V, for every edge
+  std::vector<double> scratch_;  // bottleneck: sin(alpha x) of the block
+  std::vector<double> sums_;     // coupling sum of every column
 };
 
 }  // namespace ripple::model
