@@ -51,9 +51,15 @@ RIPPLE_CLONES void linear_combination(double* out, std::span<const double* const
   }
 }
 
-RIPPLE_CLONES void relative_error(double* err, const double* x, const double* dxdt, RelativeError e, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    err[i] = std::abs(err[i]) / (e.eps_abs + e.eps_rel * (e.a_x * std::abs(x[i]) + e.a_dxdt * std::abs(dxdt[i])));
+RIPPLE_CLONES double max_error_ratio(const double* err, const double* x, const double* dxdt, RelativeError e, std::size_t n) {
+  double m = 0.0;
+  bool nan = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = error_ratio(e, err[i], x[i], dxdt[i]);
+    nan |= v != v;
+    m = v > m ? v : m;
+  }
+  return nan ? HUGE_VAL : m;
 }
 
 RIPPLE_CLONES double max_abs(const double* s, std::size_t n) {

@@ -7,8 +7,11 @@
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "ripple/model/config.hpp"
+#include "ripple/model/mpi/error_checker.hpp"
 #include "ripple/model/mpi/exact_sum.hpp"
 #include "ripple/model/mpi/ghost_exchange.hpp"
 #include "ripple/model/mpi/mpi_algebra.hpp"
@@ -157,8 +160,18 @@ Vec integrate_pendulum_chain(Algebra algebra) {
       d[i] = 1.0 + 0.1 * std::cos(t) - std::sin(s[i]) + (i + 1 < n ? 0.5 * std::sin(s[i + 1] - s[i]) : 0.0);
   };
   if constexpr (Dense) {
+    // Ripple's algebra with Ripple's error checker (max norm), odeint's with odeint's.
     using Dopri = odeint::runge_kutta_dopri5<Vec, double, Vec, double, Algebra>;
-    auto stepper = odeint::make_dense_output(1e-9, 1e-9, Dopri(algebra));
+    using Checker = std::conditional_t<std::is_same_v<Algebra, MpiAlgebra>, DistributedErrorChecker,
+                                       odeint::default_error_checker<double, Algebra, Ops>>;
+    using Controlled = odeint::controlled_runge_kutta<Dopri, Checker>;
+    const auto checker = [] {
+      if constexpr (std::is_same_v<Algebra, MpiAlgebra>)
+        return Checker(1e-9, 1e-9, MPI_COMM_SELF, nullptr, 1);
+      else
+        return Checker(1e-9, 1e-9);
+    }();
+    odeint::dense_output_runge_kutta<Controlled> stepper(Controlled(checker, {}, Dopri(algebra)));
     stepper.initialize(x, 0.0, 1e-3);
     Vec at(n);
     while (stepper.current_time() < 3.0) stepper.do_step(rhs);
@@ -173,6 +186,9 @@ Vec integrate_pendulum_chain(Algebra algebra) {
 }
 
 TEST(MpiAlgebra, BitwiseRangeAlgebraOnDopri5AndRk4) {
+  static_assert(std::is_same_v<odeint::controlled_runge_kutta<odeint::runge_kutta_dopri5<Vec, double, Vec, double, MpiAlgebra>,
+                                                              DistributedErrorChecker>::error_checker_type,
+                               DistributedErrorChecker>);
   const Vec dense_ripple = integrate_pendulum_chain<MpiAlgebra, true>(MpiAlgebra{});
   const Vec dense_odeint = integrate_pendulum_chain<odeint::range_algebra, true>(odeint::range_algebra{});
   ASSERT_EQ(dense_ripple.size(), dense_odeint.size());
@@ -180,6 +196,48 @@ TEST(MpiAlgebra, BitwiseRangeAlgebraOnDopri5AndRk4) {
   const Vec rk4_ripple = integrate_pendulum_chain<MpiAlgebra, false>(MpiAlgebra{});
   const Vec rk4_odeint = integrate_pendulum_chain<odeint::range_algebra, false>(odeint::range_algebra{});
   EXPECT_EQ(0, std::memcmp(rk4_ripple.data(), rk4_odeint.data(), rk4_ripple.size() * sizeof(double)));
+}
+
+// The root-mean-square error norm of a vector spread over the ranks is bitwise the one rank 0
+// computes alone over the whole vector, and agrees with a long-double reference.
+TEST(DistributedErrorChecker, RmsNormIsIndependentOfRanksAndCorrect) {
+  const std::size_t n = 10007;
+  Vec err(n), x(n), dxdt(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    err[i] = 1e-8 * std::sin(0.1 * static_cast<double>(i));
+    x[i] = 3.0 * std::cos(0.01 * static_cast<double>(i));
+    dxdt[i] = 6283.0 + static_cast<double>(i % 7);
+  }
+  const double dt = 2e-5;
+  long double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const long double r = std::abs(err[i]) / (1e-8 + 1e-8 * (std::abs(x[i]) + dt * std::abs(dxdt[i])));
+    sum += r * r;
+  }
+  const double want = static_cast<double>(std::sqrt(sum / n));
+  const ExactSum exact;
+  MpiAlgebra algebra;
+  const DistributedErrorChecker serial(1e-8, 1e-8, MPI_COMM_SELF, &exact, static_cast<std::int64_t>(n));
+  const double whole = serial.error(algebra, x, dxdt, err, dt);
+  EXPECT_NEAR(whole, want, 1e-14 * want);
+  // This rank's slice.
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::size_t lo = n * static_cast<std::size_t>(rank) / static_cast<std::size_t>(world_size());
+  const std::size_t hi = n * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(world_size());
+  const auto slice = [&](const Vec& v) {
+    return Vec(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(hi));
+  };
+  Vec e = slice(err);
+  const DistributedErrorChecker spread(1e-8, 1e-8, MPI_COMM_WORLD, &exact, static_cast<std::int64_t>(n));
+  EXPECT_EQ(spread.error(algebra, slice(x), slice(dxdt), e, dt), whole);
+  // The max norm likewise, and a NaN on any rank rejects the step on every rank.
+  const DistributedErrorChecker max_serial(1e-8, 1e-8, MPI_COMM_SELF, nullptr, static_cast<std::int64_t>(n));
+  const DistributedErrorChecker max_spread(1e-8, 1e-8, MPI_COMM_WORLD, nullptr, static_cast<std::int64_t>(n));
+  EXPECT_EQ(max_spread.error(algebra, slice(x), slice(dxdt), e, dt), max_serial.error(algebra, x, dxdt, err, dt));
+  if (rank == world_size() - 1 && !e.empty()) e.back() = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(max_spread.error(algebra, slice(x), slice(dxdt), e, dt), HUGE_VAL);
+  EXPECT_GT(spread.error(algebra, slice(x), slice(dxdt), e, dt), 1e4);  // sqrt(2^40 / N): rejected
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <boost/numeric/odeint/algebra/default_operations.hpp>
 #include <cmath>
@@ -88,16 +89,23 @@ TEST(StageMath, LinearCombinationMayWriteOverAnInput) {
   EXPECT_TRUE(same_bits(x, want));
 }
 
-TEST(StageMath, RelativeErrorIsBitwiseOdeintsRelError) {
+TEST(StageMath, MaxErrorRatioIsBitwiseOdeintsRelErrorThenMaximum) {
   std::mt19937_64 rng(13);
   for (const std::size_t n : {1u, 9u, 1031u}) {
     const std::vector<double> err = random_vector(n, rng), x = random_vector(n, rng), dxdt = random_vector(n, rng);
     const ops::rel_error<double> op(1e-8, 1e-6, 1.0, 0.5 * 1e-3);
-    std::vector<double> want = err;
-    for (std::size_t i = 0; i < n; ++i) op(want[i], x[i], dxdt[i]);
-    std::vector<double> got = err;
-    relative_error(got.data(), x.data(), dxdt.data(), {1e-8, 1e-6, 1.0, 0.5 * 1e-3}, n);
-    EXPECT_TRUE(same_bits(got, want)) << n;
+    std::vector<double> ratio = err;
+    double want = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      op(ratio[i], x[i], dxdt[i]);
+      want = std::max(want, ratio[i]);
+    }
+    const RelativeError e{1e-8, 1e-6, 1.0, 0.5 * 1e-3};
+    EXPECT_EQ(max_error_ratio(err.data(), x.data(), dxdt.data(), e, n), want) << n;
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(error_ratio(e, err[i], x[i], dxdt[i]), ratio[i]);
+    std::vector<double> bad = err;
+    bad[n - 1] = std::numeric_limits<double>::quiet_NaN();  // in the vector tail: the step must be rejected
+    EXPECT_EQ(max_error_ratio(bad.data(), x.data(), dxdt.data(), e, n), HUGE_VAL);
   }
 }
 

@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "ripple/common/mpi_util.hpp"
-#include "ripple/model/isa_clones.hpp"
 
 namespace ripple::model {
 namespace {
@@ -29,13 +28,6 @@ ExactSum::ExactSum() {
 ExactSum::~ExactSum() {
   if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
   if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
-}
-
-RIPPLE_CLONES void ExactSum::add_squares(Accumulator& acc, const double* s, std::size_t n, double clamp) {
-  add_each(acc, n, [&](std::size_t i) {
-    const double q = s[i] * s[i];
-    return q < clamp ? q : clamp;  // false for NaN
-  });
 }
 
 void ExactSum::allreduce(MPI_Comm comm, std::span<Accumulator> values) const {

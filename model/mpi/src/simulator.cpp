@@ -16,6 +16,7 @@
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/model/aligned_vector.hpp"
 #include "ripple/model/delay_history.hpp"
+#include "ripple/model/mpi/error_checker.hpp"
 #include "ripple/model/mpi/exact_sum.hpp"
 #include "ripple/model/mpi/ghost_exchange.hpp"
 #include "ripple/model/mpi/mpi_algebra.hpp"
@@ -280,15 +281,14 @@ private:
     using Dopri = odeint::runge_kutta_dopri5<State, double, State, double, MpiAlgebra>;
     MpiAlgebra algebra;
     algebra.comm = comm_;
-    if (cfg_.solver.norm == ErrorNorm::Rms) algebra.rms = &exact_;
-    algebra.oscillators = cfg_.model.oscillators;
     const double max_dt = m_.coupling == Coupling::Delayed ? tau_min_ : 0.0;
     // odeint's dense-output dopri5 (as make_dense_output builds it) with the standard step-size control.
-    using Checker = odeint::default_error_checker<double, MpiAlgebra, odeint::default_operations>;
-    using Controlled = odeint::controlled_runge_kutta<Dopri, Checker, StandardStepAdjuster, odeint::initially_resizer,
-                                                      odeint::explicit_error_stepper_fsal_tag>;
+    using Controlled = odeint::controlled_runge_kutta<Dopri, DistributedErrorChecker, StandardStepAdjuster,
+                                                      odeint::initially_resizer, odeint::explicit_error_stepper_fsal_tag>;
+    const DistributedErrorChecker checker(cfg_.solver.atol, cfg_.solver.rtol, comm_,
+                                          cfg_.solver.norm == ErrorNorm::Rms ? &exact_ : nullptr, cfg_.model.oscillators);
     odeint::dense_output_runge_kutta<Controlled> stepper(
-        Controlled(Checker(cfg_.solver.atol, cfg_.solver.rtol), StandardStepAdjuster(max_dt, &rejected_), Dopri(algebra)));
+        Controlled(checker, StandardStepAdjuster(max_dt, &rejected_), Dopri(algebra)));
     State xo(x.size());
     const auto step = [&] {
       const double t_old = stepper.current_time();

@@ -37,9 +37,6 @@ public:
     }
   }
   static double value(Accumulator acc) { return static_cast<double>(acc) / kScale; }
-  // Adds min(s[i]^2, clamp) for i in [0, n), a NaN counting as clamp (clamp <= 2^40); vectorised for
-  // AVX-512, AVX2 and the baseline, bitwise alike.
-  static void add_squares(Accumulator& acc, const double* s, std::size_t n, double clamp);
 
   ExactSum();  // creates the MPI datatype and operation; needs MPI initialised
   ExactSum(const ExactSum&) = delete;

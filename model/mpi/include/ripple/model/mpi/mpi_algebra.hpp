@@ -1,13 +1,10 @@
 #pragma once
-// Boost.Odeint algebra for a state distributed over MPI ranks: element-wise operations are local;
-// the error norm is one global reduction, so every rank takes the same steps.
-// odeint's error checker hands norm_inf the error ratios err_i / (atol + rtol * scale_i); the step is
-// accepted when the norm is at most 1. With `rms` set the norm is the root mean square instead of the
-// maximum (as SciPy's solve_ivp uses), summed exactly so that it stays rank-independent.
-//
-// The stage combinations (odeint's scale_sumN) and error ratios (rel_error) on contiguous arrays of double
-// go to Ripple's vectorised passes (stage_math.hpp), bitwise equal to range_algebra's scalar loops;
-// any other operation falls back to range_algebra.
+// Boost.Odeint algebra for a state distributed over MPI ranks: element-wise operations are local,
+// and the stage combinations (odeint's scale_sumN) on contiguous arrays of double go to Ripple's
+// vectorised passes (stage_math.hpp), bitwise equal to range_algebra's scalar loops; any other
+// operation falls back to range_algebra. The step-size control's error norm is computed by
+// DistributedErrorChecker (error_checker.hpp) in one fused pass and one global reduction;
+// norm_inf, for any other caller, is the global maximum.
 #include <mpi.h>
 
 #include <array>
@@ -20,7 +17,6 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
-#include "ripple/model/mpi/exact_sum.hpp"
 #include "ripple/model/stage_math.hpp"
 
 namespace ripple::model {
@@ -105,8 +101,6 @@ void combine(Out& out, const Op& op, In&... in) {
 
 struct MpiAlgebra : boost::numeric::odeint::range_algebra {
   MPI_Comm comm = MPI_COMM_SELF;
-  const ExactSum* rms = nullptr;  // root-mean-square norm when set
-  std::int64_t oscillators = 1;   // N, for the mean
 
   using range_algebra::for_each3;
   using range_algebra::for_each4;
@@ -119,12 +113,6 @@ struct MpiAlgebra : boost::numeric::odeint::range_algebra {
   template <class S1, class S2, class S3, class Op>
   requires algebra_detail::kVectorised<Op, S1, S2, S3>
   static void for_each3(S1& s1, S2& s2, S3& s3, Op op) { algebra_detail::combine(s1, op, s2, s3); }
-  template <class S1, class S2, class S3>
-  requires algebra_detail::kDoubleVectors<S1, S2, S3>
-  static void for_each3(S1& err, S2& x, S3& dxdt, boost::numeric::odeint::default_operations::rel_error<double> op) {
-    RIPPLE_VERIFY(x.size() == err.size() && dxdt.size() == err.size(), "error ratios of vectors of different sizes");
-    relative_error(err.data(), x.data(), dxdt.data(), {op.m_eps_abs, op.m_eps_rel, op.m_a_x, op.m_a_dxdt}, err.size());
-  }
   template <class S1, class S2, class S3, class S4, class Op>
   requires algebra_detail::kVectorised<Op, S1, S2, S3, S4>
   static void for_each4(S1& s1, S2& s2, S3& s3, S4& s4, Op op) { algebra_detail::combine(s1, op, s2, s3, s4); }
@@ -154,15 +142,7 @@ struct MpiAlgebra : boost::numeric::odeint::range_algebra {
 
   template <class State>
   double norm_inf(const State& s) const {
-    if (rms != nullptr) {
-      ExactSum::Accumulator sum[1] = {0};
-      // Squares are clamped at 2^40 to keep the fixed-point sum in range (up to 2^35 oscillators); a
-      // clamped or NaN ratio still rejects the step for any N below 2^40.
-      ExactSum::add_squares(sum[0], s.data(), s.size(), 0x1p40);
-      rms->allreduce(comm, sum);
-      return std::sqrt(ExactSum::value(sum[0]) / static_cast<double>(oscillators));
-    }
-    // max is exact and order-independent: the step size sequence is identical for any rank count.
+    // max is exact and order-independent: the same for any number of ranks.
     double local = max_abs(s.data(), s.size());
     RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_DOUBLE, MPI_MAX, comm));
     return local;
