@@ -132,10 +132,14 @@ void check_blocked_equals_reference(const std::string& potential, const std::str
       RhsKernel kernel(c, g, omega, coupling_strength(c, topo));
       kernel.set_intervals(3, 0);
       std::vector<double> got(g.n_local()), want(g.n_local());
-      kernel.evaluate(0.0, columns.data(), columns.data() + g.n_local(), got.data());
       kernel.evaluate_ref(0.0, columns.data(), want.data());
-      ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(double)))
-          << potential << " " << topology << " rows=" << ids.size() << (symmetric ? " symmetric" : " directed");
+      for (const bool interleave : {false, true}) {
+        kernel.set_interleave(interleave);
+        kernel.evaluate(0.0, columns.data(), columns.data() + g.n_local(), got.data());
+        ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(double)))
+            << potential << " " << topology << " rows=" << ids.size() << (symmetric ? " symmetric" : " directed")
+            << (interleave ? " interleaved" : "");
+      }
     }
   }
 }

@@ -43,6 +43,10 @@ public:
     delay_interval_ = delay;
   }
 
+  // Chain-like blocks in chunks that overlap tanh with the streams (chosen by the working set's size;
+  // tests force either way, which must give the same bits).
+  void set_interleave(bool on) { interleave_ = on; }
+
   [[nodiscard]] const AlignedVector& omega() const { return omega_; }
 
 private:
@@ -61,6 +65,8 @@ private:
   void finish(std::size_t begin, std::size_t end, const double* sum, const double* zeta, double* dxdt) const;
   [[nodiscard]] RowOutput row_output(const double* zeta) const;
   bool two_affine_terms(const BlockPlan::Block& blk, const double* v, RowTerm* terms) const;
+  void interleave_two_terms(const RowOutput& o, const BlockPlan::Block& blk, const double* l, const double* r, std::uint32_t buf,
+                            std::uint32_t len, const RowTerm* t, double* dxdt);
   void finish_two_terms(const RowOutput& o, std::uint32_t r0, std::uint32_t r1, const RowTerm* t, std::size_t terms,
                         double* dxdt) const;
   [[nodiscard]] const double* zeta() { return noise_.active() ? noise_.at(noise_interval_) : nullptr; }
@@ -76,6 +82,7 @@ private:
   std::int64_t noise_interval_ = 0;
   std::int64_t delay_interval_ = 0;
   BlockPlan plan_;
+  bool interleave_ = false;
   AlignedVector block_v_;        // V of one block's windows
   AlignedVector block_sums_;     // coupling sums of one block's rows
   std::vector<double> delayed_;  // scratch for a uniform delay
