@@ -326,10 +326,11 @@ void RhsKernel::evaluate_ref(double t, const double* phases, double* dxdt) {
   accumulate(dxdt);
 }
 
-void RhsKernel::evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt) {
+void RhsKernel::evaluate_mean_field(double t, const double* sin_x, const double* cos_x, double sum_sin, double sum_cos,
+                                    double* dxdt) {
   const std::size_t n = graph_->n_local();
   sums_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) sums_[i] = std::sin(x[i]) * sum_cos - std::cos(x[i]) * sum_sin;
+  for (std::size_t i = 0; i < n; ++i) sums_[i] = sin_x[i] * sum_cos - cos_x[i] * sum_sin;
   finish(0, n, sums_.data(), zeta(), dxdt);
 }
 

@@ -18,6 +18,9 @@ extern "C" {
 __m128d _ZGVbN2v_sin(__m128d);
 __m256d _ZGVdN4v_sin(__m256d);
 __m512d _ZGVeN8v_sin(__m512d);
+__m128d _ZGVbN2v_cos(__m128d);
+__m256d _ZGVdN4v_cos(__m256d);
+__m512d _ZGVeN8v_cos(__m512d);
 }
 #endif
 
@@ -47,6 +50,9 @@ RIPPLE_TANH_KERNELS(avx512, __attribute__((target("avx512f"))))
 void scalar_sin(double* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = std::sin(x[i]);
 }
+void scalar_cos(double* x, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = std::cos(x[i]);
+}
 
 #if defined(__x86_64__)
 // Full vectors in place; the tail goes through the same vector routine in a zero-padded buffer.
@@ -64,12 +70,16 @@ void scalar_sin(double* x, std::size_t n) {
 RIPPLE_VECTOR_KERNEL(sse2_sin, "sse2", 2, __m128d, _mm_loadu_pd, _mm_storeu_pd, _ZGVbN2v_sin)
 RIPPLE_VECTOR_KERNEL(avx2_sin, "avx2", 4, __m256d, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_sin)
 RIPPLE_VECTOR_KERNEL(avx512_sin, "avx512f", 8, __m512d, _mm512_loadu_pd, _mm512_storeu_pd, _ZGVeN8v_sin)
+RIPPLE_VECTOR_KERNEL(sse2_cos, "sse2", 2, __m128d, _mm_loadu_pd, _mm_storeu_pd, _ZGVbN2v_cos)
+RIPPLE_VECTOR_KERNEL(avx2_cos, "avx2", 4, __m256d, _mm256_loadu_pd, _mm256_storeu_pd, _ZGVdN4v_cos)
+RIPPLE_VECTOR_KERNEL(avx512_cos, "avx512f", 8, __m512d, _mm512_loadu_pd, _mm512_storeu_pd, _ZGVeN8v_cos)
 #undef RIPPLE_VECTOR_KERNEL
 #endif
 
 struct Dispatch {
   const char* isa = "scalar";
   Kernel sin = &scalar_sin;
+  Kernel cos = &scalar_cos;
   Kernel tanh = &tanh_baseline;
   DifferenceKernel tanh_of_difference = &tanh_of_difference_baseline;
 };
@@ -81,12 +91,12 @@ Dispatch choose() {
   if (want == "scalar") return d;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  d = {"sse2", &sse2_sin, &tanh_baseline, &tanh_of_difference_baseline};
+  d = {"sse2", &sse2_sin, &sse2_cos, &tanh_baseline, &tanh_of_difference_baseline};
   if (want == "sse2") return d;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    d = {"avx2", &avx2_sin, &tanh_avx2, &tanh_of_difference_avx2};
+    d = {"avx2", &avx2_sin, &avx2_cos, &tanh_avx2, &tanh_of_difference_avx2};
   if (want == "avx2") return d;
-  if (__builtin_cpu_supports("avx512f")) d = {"avx512", &avx512_sin, &tanh_avx512, &tanh_of_difference_avx512};
+  if (__builtin_cpu_supports("avx512f")) d = {"avx512", &avx512_sin, &avx512_cos, &tanh_avx512, &tanh_of_difference_avx512};
 #endif
   return d;
 }
@@ -104,6 +114,13 @@ void tanh_of_difference(const double* l, const double* r, double* out, std::size
 }
 
 void sin_inplace(double* x, std::size_t n) { dispatch().sin(x, n); }
+void sin_cos(const double* x, double* s, double* c, std::size_t n) {
+  if (n == 0) return;
+  std::memcpy(s, x, n * sizeof(double));
+  std::memcpy(c, x, n * sizeof(double));
+  dispatch().sin(s, n);
+  dispatch().cos(c, n);
+}
 const char* vector_isa() { return dispatch().isa; }
 
 }  // namespace ripple::model

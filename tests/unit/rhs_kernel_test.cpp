@@ -12,6 +12,7 @@
 #include "ripple/model/local_graph.hpp"
 #include "ripple/model/oscillators.hpp"
 #include "ripple/model/potential.hpp"
+#include "ripple/model/vector_math.hpp"
 
 namespace ripple::model {
 namespace {
@@ -89,13 +90,17 @@ TEST(RhsKernel, MeanFieldEqualsTheDirectAllToAllSum) {
   for (int i = 0; i < 60; ++i) omega.push_back(natural_frequency(c, i));
   RhsKernel kernel(c, g, omega, coupling_strength(c, topo));
   kernel.set_intervals(static_cast<std::int64_t>(std::floor(0.5 / c.noise_interval())), 0);
+  std::vector<double> sin_x(60), cos_x(60);
+  sin_cos(x.data(), sin_x.data(), cos_x.data(), x.size());
   double s = 0, co = 0;
-  for (const double v : x) {
-    s += std::sin(v);
-    co += std::cos(v);
+  for (int i = 0; i < 60; ++i) {
+    EXPECT_NEAR(sin_x[static_cast<size_t>(i)], std::sin(x[static_cast<size_t>(i)]), 1e-15);
+    EXPECT_NEAR(cos_x[static_cast<size_t>(i)], std::cos(x[static_cast<size_t>(i)]), 1e-15);
+    s += sin_x[static_cast<size_t>(i)];
+    co += cos_x[static_cast<size_t>(i)];
   }
   std::vector<double> got(60);
-  kernel.evaluate_mean_field(0.5, x.data(), s, co, got.data());
+  kernel.evaluate_mean_field(0.5, sin_x.data(), cos_x.data(), s, co, got.data());
   for (int i = 0; i < 60; ++i) EXPECT_NEAR(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)], 1e-12);
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/model/isa_clones.hpp"
 
 namespace ripple::model {
 namespace {
@@ -28,6 +29,10 @@ ExactSum::ExactSum() {
 ExactSum::~ExactSum() {
   if (op_ != MPI_OP_NULL) MPI_Op_free(&op_);
   if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
+}
+
+RIPPLE_CLONES void ExactSum::add_all(Accumulator& acc, const double* v, std::size_t n) {
+  add_each(acc, n, [v](std::size_t i) { return v[i]; });
 }
 
 void ExactSum::allreduce(MPI_Comm comm, std::span<Accumulator> values) const {

@@ -25,6 +25,7 @@
 #include "ripple/model/oscillators.hpp"
 #include "ripple/model/rhs_kernel.hpp"
 #include "ripple/model/step_adjuster.hpp"
+#include "ripple/model/vector_math.hpp"
 
 namespace ripple::model {
 namespace {
@@ -62,11 +63,15 @@ public:
         m_.kernel->evaluate_delayed(t, x.data(), *m_.history, dxdt.data());
         break;
       case Coupling::MeanField: {
+        sin_x_.resize(x.size());
+        cos_x_.resize(x.size());
+        sin_cos(x.data(), sin_x_.data(), cos_x_.data(), x.size());
         ExactSum::Accumulator sums[2] = {0, 0};
-        ExactSum::add_each(sums[0], x.size(), [&](std::size_t i) { return std::sin(x[i]); });
-        ExactSum::add_each(sums[1], x.size(), [&](std::size_t i) { return std::cos(x[i]); });
+        ExactSum::add_all(sums[0], sin_x_.data(), x.size());
+        ExactSum::add_all(sums[1], cos_x_.data(), x.size());
         exact_.allreduce(comm_, sums);
-        m_.kernel->evaluate_mean_field(t, x.data(), ExactSum::value(sums[0]), ExactSum::value(sums[1]), dxdt.data());
+        m_.kernel->evaluate_mean_field(t, sin_x_.data(), cos_x_.data(), ExactSum::value(sums[0]), ExactSum::value(sums[1]),
+                                       dxdt.data());
         break;
       }
       case Coupling::Ghosts:
@@ -86,7 +91,8 @@ private:
   MPI_Comm comm_;
   LocalModel& m_;
   const ExactSum& exact_;
-  State ghosts_;  // the ghost columns' phases
+  State ghosts_;         // the ghost columns' phases
+  State sin_x_, cos_x_;  // mean field: sin and cos of the local phases
 };
 
 // The rank-local part of the set-up: this rank's couplings, frequencies and kernel. No MPI.
@@ -134,8 +140,14 @@ struct Observables {
 Observables observe(MPI_Comm comm, const ExactSum& exact, const State& x, std::int64_t n) {
   ExactSum::Accumulator sums[2] = {0, 0};
   double range[2] = {-HUGE_VAL, -HUGE_VAL};  // -min, max
-  ExactSum::add_each(sums[0], x.size(), [&](std::size_t i) { return std::sin(x[i]); });
-  ExactSum::add_each(sums[1], x.size(), [&](std::size_t i) { return std::cos(x[i]); });
+  constexpr std::size_t kChunk = 1024;       // vector sin and cos chunk by chunk, on the stack
+  alignas(64) double sin_x[kChunk], cos_x[kChunk];
+  for (std::size_t begin = 0; begin < x.size(); begin += kChunk) {
+    const std::size_t m = std::min(kChunk, x.size() - begin);
+    sin_cos(x.data() + begin, sin_x, cos_x, m);
+    ExactSum::add_all(sums[0], sin_x, m);
+    ExactSum::add_all(sums[1], cos_x, m);
+  }
   for (const double v : x) {
     range[0] = std::max(range[0], -v);
     range[1] = std::max(range[1], v);

@@ -31,8 +31,9 @@ public:
   // edge-long passes, obviously in the order LocalGraph describes. evaluate must return its bits.
   void evaluate_ref(double t, const double* phases, double* dxdt);
   // All-to-all Kuramoto in O(N): sum_j sin(theta_i - theta_j) = sin(theta_i) C - cos(theta_i) S with
-  // S = sum_j sin(theta_j), C = sum_j cos(theta_j) over all N oscillators.
-  void evaluate_mean_field(double t, const double* x, double sum_sin, double sum_cos, double* dxdt);
+  // S = sum_j sin(theta_j), C = sum_j cos(theta_j) over all N oscillators; sin_x and cos_x hold
+  // sin and cos of this rank's phases (sin_cos), which the caller also sums.
+  void evaluate_mean_field(double t, const double* sin_x, const double* cos_x, double sum_sin, double sum_cos, double* dxdt);
   // Delayed coupling (directed graphs only): partner phases from the history, by column.
   void evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt);
 

@@ -13,8 +13,10 @@ void tanh_inplace(double* x, std::size_t n);
 void tanh_of_difference(const double* l, const double* r, double* out, std::size_t n);
 // glibc's vector math library (libmvec).
 void sin_inplace(double* x, std::size_t n);
+// s[i] = sin(x[i]), c[i] = cos(x[i]) (libmvec); x may not overlap s or c.
+void sin_cos(const double* x, double* s, double* c, std::size_t n);
 
-// The instruction set sin_inplace and the tanh kernels use: "avx512", "avx2", "sse2" or "scalar"
+// The instruction set sin_inplace, sin_cos and the tanh kernels use: "avx512", "avx2", "sse2" or "scalar"
 // ("sse2" and "scalar" run the baseline tanh). RIPPLE_VECTOR_ISA in
 // the environment can lower it (e.g. to match nodes of a mixed cluster bit for bit).
 const char* vector_isa();
