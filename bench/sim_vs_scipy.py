@@ -57,9 +57,11 @@ interval = {t_end}
 #   stages 2..6: x_tmp = x + dt*sum(a_sj k_j): reads s arrays, writes 1            -> 25 + 5 (write-allocate)
 #   x_new = x + dt*sum(b_j k_j) (6 terms): reads 6, writes 1                         ->  7 + 1
 #   error estimate x_err = dt*sum(db_j k_j) (6 terms): reads 6, writes 1             ->  7 + 1
-#   error checker: reads x_err, x_old, dxdt_old, writes x_err; max norm reads x_err  ->  5 + 1
+#   error norm: reads x_err, x_old, dxdt_old (Ripple's DistributedErrorChecker fuses the ratios and
+#   their norm in one read-only pass; odeint's default checker writes the ratios and reads them
+#   again, 3 more)                                                                    ->  3
 #   6 right-hand sides, each at the least: read x and omega, write dxdt              ->  6 x 4
-STEPPER_BYTES = 8 * (25 + 5 + 7 + 1 + 7 + 1 + 5 + 1)
+STEPPER_BYTES = 8 * (25 + 5 + 7 + 1 + 7 + 1 + 3)
 MIN_RHS_BYTES = 6 * 8 * 4
 BOUND_BYTES_PER_OSC_STEP = STEPPER_BYTES + MIN_RHS_BYTES
 # What Ripple's right-hand side moves per oscillator: its blocked sweep (model/src/rhs_kernel.cpp,
@@ -134,10 +136,16 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for n in sizes:
             t_end = args.t_end_small if n <= 100000 else args.t_end
-            ripple_runs = [run_ripple(args.build, n, t_end, 1, work, args.norm) for _ in range(args.repeats)]
+            # Side by side: each repeat runs Ripple, SciPy (and Ripple on 2 ranks) one after the other,
+            # so that the machine's drift (+-20 % within minutes on the development VM) hits both alike.
+            ripple_runs, scipy_runs, two = [], [], []
+            for _ in range(args.repeats):
+                ripple_runs.append(run_ripple(args.build, n, t_end, 1, work, args.norm))
+                scipy_runs.append(run_scipy(ripple_runs[0][1], t_end, 2000.0))
+                if n == max(sizes):
+                    two.append(run_ripple(args.build, n, t_end, 2, work, args.norm)[0])
             r_wall = statistics.median(s["wall_seconds"] for s, _ in ripple_runs)
             r_summary, path = ripple_runs[0]
-            scipy_runs = [run_scipy(path, t_end, 2000.0) for _ in range(args.repeats)]
             s_wall = statistics.median(w for w, _, _, _ in scipy_runs)
             _, s_steps, s_nfev, diff = scipy_runs[0]
             row = {
@@ -149,8 +157,7 @@ def main():
                 "speedup_vs_scipy": s_wall / r_wall, "max_phase_difference": diff,
             }
             row["ripple_vs_bound"] = row["ripple_ns_per_osc_step"] / bound_ns
-            if n == max(sizes):
-                two = [run_ripple(args.build, n, t_end, 2, work, args.norm)[0] for _ in range(args.repeats)]
+            if two:
                 row["ripple_wall_2ranks"] = statistics.median(s["wall_seconds"] for s in two)
                 row["speedup_2ranks"] = r_wall / row["ripple_wall_2ranks"]
             results["sizes"].append(row)
