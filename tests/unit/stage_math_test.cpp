@@ -26,7 +26,7 @@ std::vector<double> random_vector(std::size_t n, std::mt19937_64& rng) {
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 // odeint's scale_sumK applied element by element, as range_algebra does.
