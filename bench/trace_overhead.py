@@ -19,11 +19,13 @@ import h5py
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
-def run(build, iterations, trace=None):
-    cmd = ["mpirun", "-np", "2", "--bind-to", "core", os.path.join(build, "bench", "ripple_trace_pingpong"), str(iterations)]
+def run(build, iterations, trace=None, clock="auto"):
+    cmd = ["mpirun", "-np", "2", "--bind-to", "core", "-x", "RIPPLE_TRACE_CLOCK",
+           os.path.join(build, "bench", "ripple_trace_pingpong"), str(iterations)]
     if trace:
-        cmd = cmd[:5] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[5:]
-    out = subprocess.run(cmd, check=True, env=ENV, capture_output=True, text=True).stdout
+        cmd = cmd[:7] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[7:]
+    out = subprocess.run(cmd, check=True, env=dict(ENV, RIPPLE_TRACE_CLOCK=clock), capture_output=True,
+                         text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -35,14 +37,19 @@ def main():
     ap.add_argument("--big", type=int, default=5000000, help="iterations of the loss test (2 calls per rank each)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
-        plain, traced = [], []
-        for _ in range(args.repeats):  # alternated, so both see the same machine state
+        plain, traced, mono = [], [], []
+        for _ in range(args.repeats):  # alternated, so all see the same machine state
             plain.append(run(args.build, args.iterations)["loop_seconds"])
             traced.append(run(args.build, args.iterations, os.path.join(work, "t.h5"))["loop_seconds"])
+            mono.append(run(args.build, args.iterations, os.path.join(work, "m.h5"), "monotonic")["loop_seconds"])
+        with h5py.File(os.path.join(work, "t.h5"), "r") as f:
+            source = f.attrs["clock_source"].decode()
         calls = 2 * args.iterations
         added = (statistics.median(traced) - statistics.median(plain)) / calls * 1e9
+        added_mono = (statistics.median(mono) - statistics.median(plain)) / calls * 1e9
         print(f"ping-pong, {args.iterations} round trips x {args.repeats}: untraced {statistics.median(plain) / calls * 1e9:.1f} ns "
-              f"per call, traced {statistics.median(traced) / calls * 1e9:.1f} ns: {added:.1f} ns added per intercepted call (median)")
+              f"per call, traced {statistics.median(traced) / calls * 1e9:.1f} ns: {added:.1f} ns added per intercepted call (median)"
+              f"\n  clock: {source}\n  with RIPPLE_TRACE_CLOCK=monotonic: {added_mono:.1f} ns added")
         path = os.path.join(work, "big.h5")
         r = run(args.build, args.big, path)
         with h5py.File(path, "r") as f:

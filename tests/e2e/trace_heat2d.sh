@@ -33,6 +33,26 @@ for rank in range(4):
             recvs[(int(x["peer"]), rank, int(x["tag"]), int(x["bytes"]))] += 1
 assert sends == recvs, (sends - recvs, recvs - sends)
 PY
+timeout 300 "$MPIEXEC" -np 4 --oversubscribe -x RIPPLE_TRACE_CLOCK=monotonic "$RIPPLE_BIN" trace -o mono.h5 -- "$HEAT2D_BIN" \
+  --tile 32 --grid 2x2 --iterations 50 --warmup 0 > mono.txt 2>&1 || fail "traced heat2d on CLOCK_MONOTONIC: $(cat mono.txt)"
+/usr/bin/python3 - heat.h5 mono.h5 <<'PY' && pass "clock source: TSC where usable, CLOCK_MONOTONIC when asked; both ordered" || fail "clock source checks"
+import platform, sys
+import h5py
+flags = set(next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split(":")[1].split())
+source = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+tsc = platform.machine() == "x86_64" and {"constant_tsc", "nonstop_tsc"} <= flags and source == "tsc"
+for path, want in [(sys.argv[1], "TSC at" if tsc else "CLOCK_MONOTONIC ("),
+                   (sys.argv[2], "CLOCK_MONOTONIC (RIPPLE_TRACE_CLOCK=monotonic)")]:
+    f = h5py.File(path, "r")
+    got = f.attrs["clock_source"].decode()
+    assert got.startswith(want), (path, got, want)
+    ev, off, cnt = f["/events"][:], f["/ranks/offset"][:], f["/ranks/count"][:]
+    for rank in range(4):
+        e = ev[off[rank]:off[rank] + cnt[rank]]
+        assert (e["t_enter"] <= e["t_exit"]).all() and (e["t_enter"][1:] >= e["t_enter"][:-1]).all(), (path, rank)
+        # seconds since rank 0's start: a rank's first event may precede it by the clock offset's error
+        assert -1e-3 < e["t_enter"][0] < 5 and e["t_exit"][-1] < 60, (path, rank, e["t_enter"][0], e["t_exit"][-1])
+PY
 /usr/bin/python3 - heat.h5 <<'PY' && pass "placement and node topology (hwloc) against /sys and the host name" || fail "placement checks"
 import glob, os, socket, sys
 import xml.etree.ElementTree as ET

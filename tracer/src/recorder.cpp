@@ -134,6 +134,7 @@ void flusher_loop(State* s) {
   while (!s->stop_flusher.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.1, s->flush_seconds / 4)));
     s->sampler.drain();  // keeps the kernel's ring buffer from overflowing
+    detail::anchor_tracer_clock();
     if (now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds) flush();
   }
 }
@@ -220,8 +221,10 @@ void start(Call init_call) {
 
   s->placement = detail::probe_placement(MPI_COMM_WORLD);
 
-  // The tracer clock: events carry CLOCK_MONOTONIC less this rank's t0; the writer maps them onto rank 0's
-  // clock through the offsets measured now and at MPI_Finalize (docs/trace-format.md).
+  // The tracer clock: events carry CLOCK_MONOTONIC (or the TSC mapped onto it) less this rank's t0; the
+  // writer maps them onto rank 0's clock through the offsets measured now and at MPI_Finalize
+  // (docs/trace-format.md).
+  s->clock_source = detail::start_tracer_clock();
   PMPI_Comm_dup(MPI_COMM_WORLD, &s->sync_comm);  // ping-pongs never match the application's receives
   s->sync_start = detail::measure_offset(s->rank, s->ranks);
   PMPI_Barrier(MPI_COMM_WORLD);

@@ -17,6 +17,7 @@
 #include "ripple/trace/clock_model.hpp"
 #include "ripple/trace/event.hpp"
 #include "sampler.hpp"
+#include "tracer_clock.hpp"
 
 namespace ripple::trace::detail {
 
@@ -61,6 +62,7 @@ struct State {
   std::atomic<double> last_flush{0};
   double t0 = 0, flush_seconds = 1;    // t0: this rank's clock at the start
   double t0_root = 0;                  // rank 0's t0 on rank 0's clock
+  std::string clock_source;            // which clock stamps events, and why (tracer_clock.hpp)
   OffsetSample sync_start, sync_end;   // this rank's clock against rank 0's
   MPI_Comm sync_comm = MPI_COMM_NULL;  // private to the clock ping-pongs
   std::atomic<int> iteration{-1};
@@ -84,13 +86,6 @@ struct State {
 };
 
 extern State* g_state;
-// The tracer's clock: CLOCK_MONOTONIC in seconds (a vDSO call, cheaper than MPI_Wtime, and the clock
-// the kernel stamps perf samples with). Offsets to rank 0 are measured on it too.
-inline double clock_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 // Thread-locals of a preloaded library: the initial-exec model avoids a __tls_get_addr call per
 // access (the library is loaded at start-up, where static TLS space is reserved).
 #define RIPPLE_TLS __attribute__((tls_model("initial-exec")))

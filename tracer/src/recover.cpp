@@ -105,8 +105,12 @@ int recover(const std::string& input, const std::string& output) {
                               "each rank's events up to its last spool flush; what it recorded after that is lost, how much "
                               "is unknown (lost_events = -1; /ranks/lost counts cut-off records)"));
   write_attribute(file.get(), sc::kSourcesAttr,
-                  std::string("{\"mpi\": \"active (recovered)\", \"papi\": \"not built into this tracer yet\", \"perf\": \"not "
-                              "built into this tracer yet\"}"));
+                  std::string("{\"mpi\": \"active (recovered)\", \"counters\": \"not recovered: counter values stay in "
+                              "memory until MPI_Finalize\", \"perf\": \"not recovered: samples stay in memory until "
+                              "MPI_Finalize\"}"));
+  write_attribute(file.get(), sc::kClockSourceAttr,
+                  std::string("unknown (recovered: the spool does not say whether TSC or CLOCK_MONOTONIC stamped the "
+                              "events; both are on CLOCK_MONOTONIC's scale)"));
   write_attribute(file.get(), sc::kClockAttr,
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
   write_attribute(file.get(), "call_names", call_names_text());

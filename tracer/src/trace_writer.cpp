@@ -249,6 +249,7 @@ bool write(State& s) {
   write_attribute(file.id(), "events", all);
   write_attribute(file.id(), "lost_events", lost_all);
   write_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_json(s)));
+  write_attribute(file.id(), sc::kClockSourceAttr, rank0_string(s.clock_source));
   write_attribute(file.id(), sc::kClockAttr,
                   std::string("seconds since rank 0's start, on rank 0's CLOCK_MONOTONIC: each rank's offset to rank 0 "
                               "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "

@@ -20,6 +20,7 @@ inline constexpr const char* kSamplesDropped = "/ranks/samples_dropped";   // be
 inline constexpr const char* kCallNames = "/call_names";                   // Event::call indexes this list
 inline constexpr const char* kSourcesAttr = "sources";                     // which sources ran, and why others did not
 inline constexpr const char* kClockAttr = "clock";
+inline constexpr const char* kClockSourceAttr = "clock_source";  // what stamped rank 0's events: TSC or CLOCK_MONOTONIC, and why
 
 // The /events compound type: every Event field under its own name.
 struct Field {

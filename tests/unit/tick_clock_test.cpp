@@ -1,0 +1,104 @@
+// The TSC-to-CLOCK_MONOTONIC map against synthetic clocks: a 3 GHz counter and a reference with an
+// injected offset, rate error, drift of its rate and a jump. The truth is the reference itself.
+#include "ripple/trace/tick_clock.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <thread>
+
+namespace ripple::trace {
+namespace {
+
+constexpr double kTrueRate = 1.0 / 3e9;                 // seconds per tick
+constexpr std::uint64_t kTicksPerAnchor = 300'000'000;  // 0.1 s
+
+TEST(TickClock, FollowsAnExactReference) {
+  TickClock c;
+  c.start(1'000'000, 5000.0, kTrueRate);
+  EXPECT_DOUBLE_EQ(c.seconds(1'000'000), 5000.0);
+  EXPECT_NEAR(c.seconds(1'000'000 + 3'000'000'000ULL), 5001.0, 1e-9);
+  EXPECT_NEAR(c.seconds(1'000'000 - 3'000'000ULL), 4999.999, 1e-9);  // before the base: extrapolated back
+}
+
+TEST(TickClock, ConvergesFromACalibrationErrorAndStaysWithinTheDriftOfOneInterval) {
+  // The reference: 2000 s at tick 0, a rate that drifts by 1 ppm per second.
+  const auto ref = [](std::uint64_t tick) {
+    const double t = static_cast<double>(tick) * kTrueRate;
+    return 2000.0 + t + 0.5e-6 * t * t;
+  };
+  TickClock c;
+  c.start(0, ref(0), kTrueRate * (1 + 2e-5));  // a 20 ppm calibration error
+  double worst_late = 0;
+  for (int k = 1; k <= 200; ++k) {  // 20 s
+    const std::uint64_t tick = static_cast<std::uint64_t>(k) * kTicksPerAnchor;
+    const double error = std::abs(c.seconds(tick) - ref(tick));
+    if (k == 1) {
+      EXPECT_GT(error, 1e-6);  // 0.1 s at 20 ppm
+    }
+    if (k > 3) worst_late = std::max(worst_late, error);
+    c.anchor(tick, ref(tick));
+  }
+  // After the first anchors only the rate's change within one interval is left: 1 ppm/s * 0.1 s * 0.1 s.
+  EXPECT_LT(worst_late, 3e-8);
+}
+
+TEST(TickClock, StaysMonotoneAndSlewsAtMostTheLimitAfterAReferenceJump) {
+  TickClock c;
+  c.start(0, 100.0, kTrueRate);
+  double last = c.seconds(0);
+  double jump = 0;
+  for (int k = 1; k <= 40; ++k) {
+    const std::uint64_t tick = static_cast<std::uint64_t>(k) * kTicksPerAnchor;
+    if (k == 5) jump = -1e-3;  // the reference steps back by 1 ms (a VM pause, a clock step)
+    for (std::uint64_t t = tick - kTicksPerAnchor; t <= tick; t += kTicksPerAnchor / 64) {
+      const double v = c.seconds(t);
+      ASSERT_GE(v, last) << "tick " << t;
+      last = v;
+    }
+    const double ref = 100.0 + static_cast<double>(tick) * kTrueRate + jump;
+    const double before = c.seconds(tick);
+    c.anchor(tick, ref);
+    EXPECT_DOUBLE_EQ(c.seconds(tick), before);  // continuous at the anchor
+    // Within kMaxSlew of the rate since the start, which the step moved by 2e-3 at most.
+    EXPECT_LE(std::abs(c.rate() / kTrueRate - 1), 2e-3 + TickClock::kMaxSlew * 1.01);
+  }
+  // Catching up 1 ms at 1e-3 of 0.1 s per interval takes 10 intervals; 35 have passed.
+  const std::uint64_t end = 41 * kTicksPerAnchor;
+  EXPECT_NEAR(c.seconds(end), 100.0 + static_cast<double>(end) * kTrueRate - 1e-3, 1e-9);
+}
+
+TEST(TickClock, IgnoresReadingsTooCloseOrBackwards) {
+  TickClock c;
+  c.start(1000, 1.0, kTrueRate);
+  c.anchor(1000 + 3000, 1.0 + 5e-4);  // 1 microsecond of ticks, but 0.5 ms on the reference: too close
+  EXPECT_DOUBLE_EQ(c.rate(), kTrueRate);
+  c.anchor(500, 2.0);  // backwards
+  EXPECT_DOUBLE_EQ(c.rate(), kTrueRate);
+  EXPECT_DOUBLE_EQ(c.seconds(1000), 1.0);
+}
+
+TEST(TickClock, ReadersNeverSeeATornMap) {
+  TickClock c;
+  c.start(0, 10.0, kTrueRate);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int k = 1; k <= 20000 && !stop.load(); ++k) {
+      const std::uint64_t tick = static_cast<std::uint64_t>(k) * 3'000'000;  // 1 ms apart
+      c.anchor(tick, 10.0 + static_cast<double>(tick) * kTrueRate * (k % 2 != 0 ? 1 + 5e-4 : 1 - 5e-4));
+    }
+  });
+  const std::uint64_t probe = 30'000'000'000ULL;  // 10 s: every map puts it within 10 ms of 20 s
+  for (int i = 0; i < 200000; ++i) {
+    const double v = c.seconds(probe);
+    ASSERT_GT(v, 19.98);
+    ASSERT_LT(v, 20.02);
+  }
+  stop = true;
+  writer.join();
+}
+
+}  // namespace
+}  // namespace ripple::trace

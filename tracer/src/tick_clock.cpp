@@ -1,0 +1,39 @@
+#include "ripple/trace/tick_clock.hpp"
+
+#include <algorithm>
+
+namespace ripple::trace {
+
+void TickClock::publish(std::uint64_t tick, double seconds, double rate) {
+  const std::uint32_t s = seq_.load(std::memory_order_relaxed);
+  seq_.store(s + 1, std::memory_order_relaxed);  // odd: readers retry
+  std::atomic_thread_fence(std::memory_order_release);
+  base_tick_.store(tick, std::memory_order_relaxed);
+  base_seconds_.store(seconds, std::memory_order_relaxed);
+  rate_.store(rate, std::memory_order_relaxed);
+  seq_.store(s + 2, std::memory_order_release);
+}
+
+void TickClock::start(std::uint64_t tick, double ref, double rate) {
+  const std::lock_guard<std::mutex> guard(writer_);
+  first_tick_ = last_tick_ = tick;
+  first_ref_ = last_ref_ = ref;
+  publish(tick, ref, rate);
+}
+
+void TickClock::anchor(std::uint64_t tick, double ref) {
+  const std::lock_guard<std::mutex> guard(writer_);
+  if (tick <= last_tick_ || ref - last_ref_ < kMinInterval) return;
+  const double interval = static_cast<double>(tick - last_tick_);
+  const double measured = (ref - last_ref_) / interval;  // the reference's rate over the last interval
+  const double now = seconds(tick);                      // where the map is: it stays continuous here
+  // Meet the reference extrapolated one interval ahead: now + interval * rate = ref + interval * measured,
+  // within kMaxSlew of the rate since the start (which a step of the reference barely moves).
+  const double overall = (ref - first_ref_) / static_cast<double>(tick - first_tick_);
+  const double rate = std::clamp(measured + (ref - now) / interval, (1 - kMaxSlew) * overall, (1 + kMaxSlew) * overall);
+  last_tick_ = tick;
+  last_ref_ = ref;
+  publish(tick, now, rate);
+}
+
+}  // namespace ripple::trace

@@ -1,0 +1,39 @@
+#pragma once
+// The tracer's clock: seconds on CLOCK_MONOTONIC's scale, the clock the kernel stamps perf samples
+// with and the one offsets to rank 0 are measured on. Where the TSC is invariant and the kernel
+// itself derives CLOCK_MONOTONIC from it (clocksource "tsc"), an event is stamped with rdtsc through
+// a TickClock that the flusher re-anchors to CLOCK_MONOTONIC every 0.1 s (tick_clock.hpp); otherwise,
+// or with RIPPLE_TRACE_CLOCK=monotonic, with clock_gettime (a vDSO call).
+#include <ctime>
+#include <string>
+
+#include "ripple/trace/tick_clock.hpp"
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace ripple::trace::detail {
+
+inline double monotonic_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+extern bool g_use_ticks;  // set once, at MPI_Init, before any other thread reads the clock
+extern TickClock g_ticks;
+
+inline double clock_seconds() {
+#if defined(__x86_64__)
+  if (g_use_ticks) return g_ticks.seconds(__rdtsc());
+#endif
+  return monotonic_seconds();
+}
+
+// Chooses and calibrates the clock (about 5 ms); returns what the trace file says about it.
+std::string start_tracer_clock();
+// A fresh reading of both clocks for the tick map (no-op without ticks). Any thread, any time.
+void anchor_tracer_clock();
+
+}  // namespace ripple::trace::detail
