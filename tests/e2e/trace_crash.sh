@@ -4,7 +4,8 @@
 source "$(dirname "$0")/lib.sh"
 : "${RING_BIN:?}"
 set +e
-"$MPIEXEC" -np 4 --oversubscribe "$RIPPLE_BIN" trace -o crash.h5 --flush-seconds 1 -- "$RING_BIN" --work sleep --compute-time 0.02 \
+export RIPPLE_PAPI_EVENTS=perf::TASK-CLOCK  # a software counter: its samples must survive the kill too
+"$MPIEXEC" -np 4 --oversubscribe -x RIPPLE_PAPI_EVENTS "$RIPPLE_BIN" trace -o crash.h5 --flush-seconds 1 -- "$RING_BIN" --work sleep --compute-time 0.02 \
   --iterations 100000 --warmup 0 > run.txt 2>&1 &
 launcher=$!
 sleep 4
@@ -13,6 +14,7 @@ kill_time=$(date +%s.%N)
 kill -KILL "$victim"
 wait "$launcher"
 set -e
+unset RIPPLE_PAPI_EVENTS
 [ -d crash.h5.spool ] || fail "no spool left behind"
 "$RIPPLE_BIN" trace recover crash.h5 > recover.txt || fail "recover: $(cat recover.txt)"
 "$RIPPLE_BIN" trace info crash.h5 --json > info.json || fail "info on the recovered file"
@@ -27,6 +29,26 @@ counts = f["/ranks/count"][:]
 assert len(last) == 4 and all(c > 0 for c in counts), counts
 for rank, t in enumerate(last):
     assert kill - t <= 1.5, f"rank {rank}: last recovered event {kill - t:.2f} s before the kill"
+PY
+/usr/bin/python3 - crash.h5 <<'PY' && pass "recovered: every rank's counter samples (spooled as taken)" || fail "recovered counters"
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+c = f["/counters"]
+assert c.attrs["events"].decode().split("\n")[0] == "perf::TASK-CLOCK", c.attrs["events"]  # then the default uncore events
+assert "perf::TASK-CLOCK: active" in c.attrs["status"].decode()
+ranks, iters, times, values = c["rank"][:], c["iteration"][:], c["time"][:], c["values"][:]
+ev, off, cnt = f["/events"][:], f["/ranks/offset"][:], f["/ranks/count"][:]
+for r in range(4):
+    mine = ranks == r
+    # MPI_Init's sample and one per iteration marker; the markers are those of the recovered events at least
+    markers = (ev[off[r]:off[r] + cnt[r]]["call"] == f.attrs["call_names"].decode().split("\n").index("MPI_Pcontrol")).sum()
+    assert mine.sum() >= markers + 1 and markers > 10, (r, mine.sum(), markers)
+    assert iters[mine][0] == -1 and (np.diff(iters[mine]) == 1).all(), (r, iters[mine][:5])
+    assert (np.diff(times[mine]) > 0).all() and (np.diff(values[mine][:, 0]) >= 0).all(), r
+    e = ev[off[r]:off[r] + cnt[r]]
+    assert e["t_enter"][0] - 1 < times[mine][0] < times[mine][-1] < e["t_exit"][-1] + 1.5, r
 PY
 # A full disk at MPI_Finalize: the application's exit code stays 0, the spool stays (nothing is
 # lost that reached it), the message says what to do, and `recover` works once there is room. Needs
@@ -55,6 +77,10 @@ fi
 mkdir -p bad.spool && printf 'garbage-not-a-spool-header-at-all-but-long-enough-to-read' > bad.spool/rank-000000.bin
 set +e; "$RIPPLE_BIN" trace recover bad.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple spool file" err.txt && pass "damaged spool: $(cat err.txt)" || fail "damaged spool rc=$rc $(cat err.txt)"
+cp -r crash.h5.spool badcounters.spool && printf 'garbage, not a counter spool header, long enough' > badcounters.spool/rank-000001.counters
+set +e; "$RIPPLE_BIN" trace recover badcounters.spool 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "not a Ripple counter spool" err.txt && pass "damaged counter spool: $(cat err.txt)" \
+  || fail "damaged counter spool rc=$rc $(cat err.txt)"
 set +e; "$RIPPLE_BIN" trace recover nowhere 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && pass "missing spool: $(cat err.txt)" || fail "missing spool rc=$rc"
 finish

@@ -214,4 +214,17 @@ Counters::~Counters() {
 #endif
 }
 
+std::string Counters::names_text() const {
+  std::string names;
+  for (const auto& c : status_) names += (names.empty() ? "" : "\n") + c.name;
+  return names;
+}
+
+std::string Counters::status_text() const {
+  std::string status;
+  for (const auto& c : status_)
+    status += (status.empty() ? "" : "\n") + c.name + ": " + (c.active ? "active via " : "unavailable: ") + c.how;
+  return status;
+}
+
 }  // namespace ripple::trace::detail

@@ -32,6 +32,10 @@ public:
   [[nodiscard]] std::size_t size() const { return status_.size(); }
   [[nodiscard]] const std::vector<CounterStatus>& status() const { return status_; }
   [[nodiscard]] bool any_active() const;
+  // The names, newline-separated, and "name: active via ..." or "name: unavailable: why" lines, as
+  // /counters' attributes `events` and `status` hold them.
+  [[nodiscard]] std::string names_text() const;
+  [[nodiscard]] std::string status_text() const;
 
 private:
   std::vector<CounterStatus> status_;

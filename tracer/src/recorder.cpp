@@ -156,6 +156,29 @@ detail::SamplerConfig sampler_config() {
 
 }  // namespace
 
+// The counter spool's header, names and status; samples follow as they are taken (sample_counters).
+void open_counter_spool(State& s) {
+  if (s.counters.size() == 0) return;
+  char name[64];
+  std::snprintf(name, sizeof name, "/rank-%06d.counters", s.rank);
+  s.counter_spool_path = s.spool_dir + name;
+  s.counter_spool_fd = ::open(s.counter_spool_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (s.counter_spool_fd < 0) return;  // then a recovered trace has no counters; the run goes on
+  const std::string names = s.counters.names_text(), status = s.counters.status_text();
+  detail::CounterSpoolHeader h;
+  h.values = static_cast<std::int32_t>(s.counters.size());
+  h.rank = s.rank;
+  h.ranks = s.ranks;
+  h.names_bytes = static_cast<std::int32_t>(names.size());
+  h.status_bytes = static_cast<std::int32_t>(status.size());
+  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
+  bytes += names + status;
+  if (::write(s.counter_spool_fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+    ::close(s.counter_spool_fd);
+    s.counter_spool_fd = -1;
+  }
+}
+
 void start(Call init_call) {
   if (g_state != nullptr) return;
   auto* s = new State;
@@ -199,6 +222,8 @@ void start(Call init_call) {
     // Spools of an earlier run under the same name would mix with ours in `recover`.
     for (int r = 0;; ++r) {
       char stale[64];
+      std::snprintf(stale, sizeof stale, "/rank-%06d.counters", r);
+      ::unlink((s->spool_dir + stale).c_str());
       std::snprintf(stale, sizeof stale, "/rank-%06d.bin", r);
       if (::unlink((s->spool_dir + stale).c_str()) != 0 && r >= s->ranks) break;
     }
@@ -271,6 +296,7 @@ void start(Call init_call) {
   s->sample_time.reserve(4096);
   s->sample_iteration.reserve(4096);
   s->sample_values.reserve(4096 * s->counters.size());
+  open_counter_spool(*s);
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
   const detail::SamplerConfig sampling = sampler_config();
@@ -314,6 +340,16 @@ void sample_counters(State& s) {
   s.sample_time.push_back(now());
   s.sample_iteration.push_back(s.iteration.load(std::memory_order_relaxed));
   s.sample_values.insert(s.sample_values.end(), v, v + n);
+  if (s.counter_spool_fd >= 0) {  // one record, appended at once: a killed run keeps every sample before it
+    std::vector<char> record(16 + 8 * n, 0);
+    std::memcpy(record.data(), &s.sample_time.back(), 8);
+    std::memcpy(record.data() + 8, &s.sample_iteration.back(), 4);
+    std::memcpy(record.data() + 16, v, 8 * n);
+    if (::write(s.counter_spool_fd, record.data(), record.size()) != static_cast<ssize_t>(record.size())) {
+      ::close(s.counter_spool_fd);  // a recovered trace then ends its counters here
+      s.counter_spool_fd = -1;
+    }
+  }
 }
 
 void stop_flusher(State& s) {

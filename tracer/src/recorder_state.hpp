@@ -45,12 +45,28 @@ struct SpoolHeader {
   double wall_start = 0;  // CLOCK_REALTIME seconds at t0, to relate the trace to outside events
 };
 
+// Header of a per-rank counter spool, rank-NNNNNN.counters beside the event spool: every counter
+// sample is appended as it is taken, so that `recover` keeps them. Then names_bytes of names and
+// status_bytes of status (Counters::names_text, status_text), then records of
+// {double time; int32 iteration; int32 unused; int64 values[values]}.
+struct CounterSpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'C', 'N', 'T', 'R', 'S'};
+  std::int32_t version = 1;
+  std::int32_t values = 0;
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
+  std::int32_t names_bytes = 0;
+  std::int32_t status_bytes = 0;
+};
+
 struct State {
   bool active = false;
   bool threaded = false;
   int rank = 0, ranks = 1;
   std::string output, spool_dir, spool_path;
   int spool_fd = -1;
+  std::string counter_spool_path;
+  int counter_spool_fd = -1;  // the counter samples' spool, or -1
   bool spool_failed = false;
   // The record ring (a power of two of events): producers append at head, the spool writer takes
   // [tail, head). Free-running counters; slot = counter & (ring.size() - 1).

@@ -46,6 +46,93 @@ RankSpool read_spool(const fs::path& path) {
   return s;
 }
 
+// A rank's counter spool: its header, names, status and every complete sample record.
+struct CounterSpool {
+  detail::CounterSpoolHeader header;
+  std::string names, status;
+  std::vector<double> time;
+  std::vector<std::int32_t> iteration;
+  std::vector<std::int64_t> values;  // header.values per sample
+};
+
+CounterSpool read_counter_spool(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read", path.string()));
+  CounterSpool c;
+  in.read(reinterpret_cast<char*>(&c.header), sizeof c.header);
+  const auto& h = c.header;
+  if (in.gcount() != static_cast<std::streamsize>(sizeof h) || std::memcmp(h.magic, "RPLCNTRS", 8) != 0 || h.version != 1)
+    throw InputError(fmt::format("{}: not a Ripple counter spool (bad header)", path.string()));
+  if (h.values <= 0 || h.values > 4096 || h.names_bytes < 0 || h.status_bytes < 0 || h.names_bytes > (1 << 20) ||
+      h.status_bytes > (1 << 20) || h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
+    throw InputError(
+        fmt::format("{}: impossible counter spool header ({} values, rank {} of {})", path.string(), h.values, h.rank, h.ranks));
+  c.names.resize(static_cast<std::size_t>(h.names_bytes));
+  c.status.resize(static_cast<std::size_t>(h.status_bytes));
+  in.read(c.names.data(), h.names_bytes);
+  in.read(c.status.data(), h.status_bytes);
+  if (!in) throw InputError(fmt::format("{}: truncated counter spool header", path.string()));
+  std::vector<char> record(16 + 8 * static_cast<std::size_t>(h.values));
+  while (in.read(record.data(), static_cast<std::streamsize>(record.size()))) {  // a cut-off last record is dropped
+    double t = 0;
+    std::int32_t it = 0;
+    std::memcpy(&t, record.data(), 8);
+    std::memcpy(&it, record.data() + 8, 4);
+    c.time.push_back(t);
+    c.iteration.push_back(it);
+    const std::size_t at = c.values.size();
+    c.values.resize(at + static_cast<std::size_t>(h.values));
+    std::memcpy(c.values.data() + at, record.data() + 16, 8 * static_cast<std::size_t>(h.values));
+  }
+  return c;
+}
+
+// /counters as MPI_Finalize writes it, from the counter spools, times on rank 0's clock like events.
+void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools) {
+  std::map<int, CounterSpool> counters;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".counters") continue;
+    CounterSpool c = read_counter_spool(entry.path());
+    const auto it = spools.find(c.header.rank);
+    if (it == spools.end()) continue;  // no events, no clock offsets: nothing to place it on
+    const auto& h = it->second.header;
+    for (double& t : c.time) t = t + h.t0 + h.offset - h.t0_root;
+    counters.emplace(c.header.rank, std::move(c));
+  }
+  if (counters.empty()) return;
+  std::vector<double> time;
+  std::vector<std::int32_t> iteration, rank;
+  std::vector<std::int64_t> values;
+  const CounterSpool& first = counters.begin()->second;
+  bool same = true;
+  for (const auto& [r, c] : counters) {
+    same = same && c.header.values == first.header.values && c.names == first.names;
+    time.insert(time.end(), c.time.begin(), c.time.end());
+    iteration.insert(iteration.end(), c.iteration.begin(), c.iteration.end());
+    rank.insert(rank.end(), c.time.size(), r);
+    values.insert(values.end(), c.values.begin(), c.values.end());
+  }
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_attribute(group.get(), "events", first.names);
+  write_attribute(group.get(), "status", first.status);
+  write_attribute(group.get(), "recovered",
+                  std::string("every sample taken before the run died (MPI_Init and each iteration marker), from the counter "
+                              "spools; ranks without one are missing"));
+  const auto column = [&](const char* name, hid_t type, const void* data, hsize_t width) {
+    const hsize_t dims[2] = {static_cast<hsize_t>(time.size()), width};
+    H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
+    H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+    if (!time.empty()) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+  };
+  column("/counters/time", H5T_NATIVE_DOUBLE, time.data(), 0);
+  column("/counters/iteration", H5T_NATIVE_INT32, iteration.data(), 0);
+  column("/counters/rank", H5T_NATIVE_INT32, rank.data(), 0);
+  if (same)
+    column("/counters/values", H5T_NATIVE_INT64, values.data(), static_cast<hsize_t>(first.header.values));
+  else
+    write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
+}
+
 }  // namespace
 
 int recover(const std::string& input, const std::string& output) {
@@ -105,9 +192,8 @@ int recover(const std::string& input, const std::string& output) {
                               "each rank's events up to its last spool flush; what it recorded after that is lost, how much "
                               "is unknown (lost_events = -1; /ranks/lost counts cut-off records)"));
   write_attribute(file.get(), sc::kSourcesAttr,
-                  std::string("{\"mpi\": \"active (recovered)\", \"counters\": \"not recovered: counter values stay in "
-                              "memory until MPI_Finalize\", \"perf\": \"not recovered: samples stay in memory until "
-                              "MPI_Finalize\"}"));
+                  std::string("{\"mpi\": \"active (recovered)\", \"counters\": \"recovered from the counter spools "
+                              "(see /counters)\", \"perf\": \"not recovered: samples stay in memory until MPI_Finalize\"}"));
   write_attribute(file.get(), sc::kClockSourceAttr,
                   std::string("unknown (recovered: the spool does not say whether TSC or CLOCK_MONOTONIC stamped the "
                               "events; both are on CLOCK_MONOTONIC's scale)"));
@@ -130,6 +216,7 @@ int recover(const std::string& input, const std::string& output) {
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
   H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.get(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   if (n > 0) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()));
+  write_recovered_counters(file.get(), dir, spools);
   std::printf("ripple trace recover: %zu events of %zu of %d ranks from %s -> %s\n", all.size(), spools.size(), ranks,
               dir.string().c_str(), out.c_str());
   return 0;

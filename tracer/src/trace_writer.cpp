@@ -134,13 +134,8 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   if (s.rank == 0) offset = 0;
   PMPI_Allreduce(&rows, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  std::string names, status;
-  for (const auto& c : s.counters.status()) {
-    names += (names.empty() ? "" : "\n") + c.name;
-    status += (status.empty() ? "" : "\n") + c.name + ": " + (c.active ? "active via " : "unavailable: ") + c.how;
-  }
-  write_attribute(group.get(), "events", rank0_string(names));
-  write_attribute(group.get(), "status", rank0_string(status));
+  write_attribute(group.get(), "events", rank0_string(s.counters.names_text()));
+  write_attribute(group.get(), "status", rank0_string(s.counters.status_text()));
   std::vector<double> time(s.sample_time);
   for (double& t : time) t = clock.to_global(t + s.t0) - s.t0_root;
   std::vector<std::int32_t> rank(static_cast<std::size_t>(rows), s.rank);
@@ -342,6 +337,7 @@ void stop() {
     PMPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (written != 0) {
       ::unlink(s->spool_path.c_str());
+      if (!s->counter_spool_path.empty()) ::unlink(s->counter_spool_path.c_str());
       PMPI_Barrier(MPI_COMM_WORLD);
       if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
     } else if (s->rank == 0) {
