@@ -179,6 +179,28 @@ void open_counter_spool(State& s) {
   }
 }
 
+// The sample spool's header and status; the sampler appends the records as it drains them.
+void open_sample_spool(State& s) {
+  if (!s.sampler.active()) return;
+  char name[64];
+  std::snprintf(name, sizeof name, "/rank-%06d.samples", s.rank);
+  const std::string path = s.spool_dir + name;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return;  // then a recovered trace has no samples; the run goes on
+  s.sample_spool_path = path;
+  detail::SampleSpoolHeader h;
+  h.rank = s.rank;
+  h.ranks = s.ranks;
+  h.status_bytes = static_cast<std::int32_t>(s.sampler.status().size());
+  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
+  bytes += s.sampler.status();
+  if (::write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+    ::close(fd);
+    return;
+  }
+  s.sampler.spool_to(fd);
+}
+
 void start(Call init_call) {
   if (g_state != nullptr) return;
   auto* s = new State;
@@ -222,8 +244,10 @@ void start(Call init_call) {
     // Spools of an earlier run under the same name would mix with ours in `recover`.
     for (int r = 0;; ++r) {
       char stale[64];
-      std::snprintf(stale, sizeof stale, "/rank-%06d.counters", r);
-      ::unlink((s->spool_dir + stale).c_str());
+      for (const char* kind : {"counters", "samples"}) {
+        std::snprintf(stale, sizeof stale, "/rank-%06d.%s", r, kind);
+        ::unlink((s->spool_dir + stale).c_str());
+      }
       std::snprintf(stale, sizeof stale, "/rank-%06d.bin", r);
       if (::unlink((s->spool_dir + stale).c_str()) != 0 && r >= s->ranks) break;
     }
@@ -300,7 +324,10 @@ void start(Call init_call) {
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
   const detail::SamplerConfig sampling = sampler_config();
-  optional("memory sampling", [&] { s->sampler.start(sampling, s->rank, s->t0); });
+  optional("memory sampling", [&] {
+    s->sampler.start(sampling, s->rank, s->t0);
+    open_sample_spool(*s);
+  });
   s->flusher = std::thread(flusher_loop, s);  // only now: it drains the sampler
   if (s->rank == 0) {
     std::string missing;

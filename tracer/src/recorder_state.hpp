@@ -59,6 +59,18 @@ struct CounterSpoolHeader {
   std::int32_t status_bytes = 0;
 };
 
+// Header of a per-rank sample spool, rank-NNNNNN.samples: the sampler's status text (status_bytes),
+// then raw SampleRecords (record_size bytes each) as the drains decode them.
+struct SampleSpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'S', 'M', 'P', 'L', 'S'};
+  std::int32_t version = 1;
+  std::int32_t record_size = sizeof(SampleRecord);
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
+  std::int32_t status_bytes = 0;
+  std::int32_t unused = 0;
+};
+
 struct State {
   bool active = false;
   bool threaded = false;
@@ -66,7 +78,8 @@ struct State {
   std::string output, spool_dir, spool_path;
   int spool_fd = -1;
   std::string counter_spool_path;
-  int counter_spool_fd = -1;  // the counter samples' spool, or -1
+  int counter_spool_fd = -1;      // the counter samples' spool, or -1
+  std::string sample_spool_path;  // the memory samples' spool (written by the sampler), or empty
   bool spool_failed = false;
   // The record ring (a power of two of events): producers append at head, the spool writer takes
   // [tail, head). Free-running counters; slot = counter & (ring.size() - 1).

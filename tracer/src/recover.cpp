@@ -15,6 +15,7 @@
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
 #include "ripple/trace/event_h5.hpp"
+#include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
 namespace ripple::trace {
@@ -133,6 +134,84 @@ void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<in
     write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
 }
 
+// A rank's sample spool: the sampler's status and every complete record.
+struct SampleSpool {
+  detail::SampleSpoolHeader header;
+  std::string status;
+  std::vector<SampleRecord> records;
+};
+
+SampleSpool read_sample_spool(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read", path.string()));
+  SampleSpool s;
+  in.read(reinterpret_cast<char*>(&s.header), sizeof s.header);
+  const auto& h = s.header;
+  if (in.gcount() != static_cast<std::streamsize>(sizeof h) || std::memcmp(h.magic, "RPLSMPLS", 8) != 0 || h.version != 1)
+    throw InputError(fmt::format("{}: not a Ripple sample spool (bad header)", path.string()));
+  if (h.record_size != static_cast<std::int32_t>(sizeof(SampleRecord)) || h.status_bytes < 0 || h.status_bytes > (1 << 20) ||
+      h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
+    throw InputError(fmt::format("{}: impossible sample spool header ({}-byte records, rank {} of {})", path.string(),
+                                 h.record_size, h.rank, h.ranks));
+  s.status.resize(static_cast<std::size_t>(h.status_bytes));
+  in.read(s.status.data(), h.status_bytes);
+  if (!in) throw InputError(fmt::format("{}: truncated sample spool header", path.string()));
+  SampleRecord rec;
+  while (in.read(reinterpret_cast<char*>(&rec), sizeof rec)) s.records.push_back(rec);  // a cut-off record is dropped
+  return s;
+}
+
+// /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, iterations from
+// the rank's recovered iteration markers (MPI_Pcontrol events), losses unknown (-1).
+void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks) {
+  std::map<int, SampleSpool> found;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".samples") continue;
+    SampleSpool s = read_sample_spool(entry.path());
+    if (spools.contains(s.header.rank)) found.emplace(s.header.rank, std::move(s));
+  }
+  if (found.empty()) return;
+  const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);
+  std::vector<SampleRecord> rows;
+  for (auto& [rank, s] : found) {
+    const RankSpool& events = spools.at(rank);
+    std::vector<std::pair<double, std::int32_t>> marks;  // on the rank's own clock, like the records
+    for (const Event& e : events.events)
+      if (e.call == pcontrol) marks.emplace_back(e.t_enter, e.iteration);
+    std::sort(s.records.begin(), s.records.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
+    std::size_t m = 0;
+    std::int32_t iteration = -1;
+    const auto& h = events.header;
+    for (SampleRecord r : s.records) {
+      while (m < marks.size() && marks[m].first <= r.time) iteration = marks[m++].second;
+      r.iteration = iteration;
+      r.time = r.time + h.t0 + h.offset - h.t0_root;
+      rows.push_back(r);
+    }
+  }
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_attribute(group.get(), "status", found.begin()->second.status);
+  std::string levels;
+  for (int l = 0; l <= static_cast<int>(DataSource::Level::AnyCache); ++l)
+    levels += std::string(l ? "\n" : "") + level_name(static_cast<DataSource::Level>(l));
+  write_attribute(group.get(), "level_names", levels);
+  write_attribute(group.get(), "recovered",
+                  std::string("every sample drained before the run died (at least every 0.1 s), from the sample spools; "
+                              "losses in the kernel's ring buffer are unknown (-1)"));
+  H5Id type = sample_h5_type();
+  const hsize_t n = rows.size();
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file, schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  if (n > 0) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()));
+  const std::vector<std::int64_t> unknown(static_cast<std::size_t>(ranks), -1);
+  const hsize_t r = static_cast<hsize_t>(ranks);
+  for (const char* name : {schema::kSamplesLost, schema::kSamplesDropped}) {
+    H5Id rspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &r, nullptr)));
+    H5Id rds(RIPPLE_H5_CHECK(H5Dcreate2(file, name, H5T_NATIVE_INT64, rspace.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+    RIPPLE_H5_CHECK(H5Dwrite(rds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, unknown.data()));
+  }
+}
+
 }  // namespace
 
 int recover(const std::string& input, const std::string& output) {
@@ -193,7 +272,8 @@ int recover(const std::string& input, const std::string& output) {
                               "is unknown (lost_events = -1; /ranks/lost counts cut-off records)"));
   write_attribute(file.get(), sc::kSourcesAttr,
                   std::string("{\"mpi\": \"active (recovered)\", \"counters\": \"recovered from the counter spools "
-                              "(see /counters)\", \"perf\": \"not recovered: samples stay in memory until MPI_Finalize\"}"));
+                              "where there were any (see /counters)\", \"perf\": \"recovered from the sample spools where "
+                              "there were any (see /samples)\"}"));
   write_attribute(file.get(), sc::kClockSourceAttr,
                   std::string("unknown (recovered: the spool does not say whether TSC or CLOCK_MONOTONIC stamped the "
                               "events; both are on CLOCK_MONOTONIC's scale)"));
@@ -217,6 +297,7 @@ int recover(const std::string& input, const std::string& output) {
   H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.get(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   if (n > 0) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()));
   write_recovered_counters(file.get(), dir, spools);
+  write_recovered_samples(file.get(), dir, spools, ranks);
   std::printf("ripple trace recover: %zu events of %zu of %d ranks from %s -> %s\n", all.size(), spools.size(), ranks,
               dir.string().c_str(), out.c_str());
   return 0;

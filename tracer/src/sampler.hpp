@@ -41,6 +41,9 @@ public:
   void drain();
   // An iteration marker at tracer time t: samples after it belong to `iteration`.
   void mark(double t, int iteration);
+  // From now on every drain appends the samples it decoded to `fd` (raw SampleRecords), so that a
+  // killed run keeps them for `ripple trace recover`; a failed write stops spooling.
+  void spool_to(int fd);
   void stop();
 
   [[nodiscard]] bool active() const { return fd_ >= 0; }
@@ -67,6 +70,8 @@ private:
   std::vector<SampleRecord> samples_;
   std::vector<std::pair<double, int>> marks_;
   std::int64_t lost_ = 0, dropped_ = 0;
+  int spool_fd_ = -1;
+  std::size_t spooled_ = 0;  // samples_[0, spooled_) are in the spool
 };
 
 }  // namespace ripple::trace::detail

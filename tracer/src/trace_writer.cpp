@@ -338,6 +338,7 @@ void stop() {
     if (written != 0) {
       ::unlink(s->spool_path.c_str());
       if (!s->counter_spool_path.empty()) ::unlink(s->counter_spool_path.c_str());
+      if (!s->sample_spool_path.empty()) ::unlink(s->sample_spool_path.c_str());
       PMPI_Barrier(MPI_COMM_WORLD);
       if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
     } else if (s->rank == 0) {
