@@ -142,6 +142,17 @@ template <class Sum>
   }
 }
 
+// Rows [p, q), all covered by both terms: S = (0 +- t0) +- t1, in task order.
+[[gnu::always_inline]] inline void write_both_terms(const RowOutput& o, std::size_t p, std::size_t q, const RowTerm* t,
+                                                    double* dxdt) {
+  const double* w0 = t[0].w;  // copies of the terms, so that the loop keeps them in registers
+  const double* w1 = t[1].w;
+  const std::size_t l0 = t[0].lo, l1 = t[1].lo;
+  const double s0 = t[0].sign, s1 = t[1].sign;
+  write_rows(
+      o, p, q, [=](std::size_t i) { return (0.0 + s0 * w0[i - l0]) + s1 * w1[i - l1]; }, dxdt);
+}
+
 }  // namespace
 
 RowOutput RhsKernel::row_output(const double* zeta) const {
@@ -177,28 +188,22 @@ RIPPLE_CLONES void RhsKernel::finish_two_terms(const RowOutput& o, std::uint32_t
     const std::uint32_t p = cut[c], q = cut[c + 1];
     if (p == q) continue;
     const bool in1 = terms > 0 && t[0].covers(p), in2 = terms > 1 && t[1].covers(p);
-    // Copies of the terms, so that the loops keep them in registers.
-    const double* w0 = t[0].w;
-    const double* w1 = t[1].w;
-    const std::size_t l0 = t[0].lo, l1 = t[1].lo;
-    const double s0 = t[0].sign, s1 = t[1].sign;
-    if (in1 && in2)
+    if (in1 && in2) {
+      write_both_terms(o, p, q, t, dxdt);
+    } else if (in1 || in2) {
+      const RowTerm& one = t[in1 ? 0 : 1];
+      const double* w = one.w;
+      const std::size_t lo = one.lo;
+      const double sign = one.sign;
       write_rows(
-          o, p, q, [=](std::size_t i) { return (0.0 + s0 * w0[i - l0]) + s1 * w1[i - l1]; }, dxdt);
-    else if (in1)
-      write_rows(
-          o, p, q, [=](std::size_t i) { return 0.0 + s0 * w0[i - l0]; }, dxdt);
-    else if (in2)
-      write_rows(
-          o, p, q, [=](std::size_t i) { return 0.0 + s1 * w1[i - l1]; }, dxdt);
-    else
+          o, p, q, [=](std::size_t i) { return 0.0 + sign * w[i - lo]; }, dxdt);
+    } else {
       write_rows(
           o, p, q, [](std::size_t) { return 0.0; }, dxdt);
+    }
   }
 }
 
-// Block by block: V of the block's windows into block_v_ (in L1 or L2), then the block's tasks in
-// the reference's order, then dxdt of its rows.
 // A block of one affine tanh window and one or two affine tasks (a chain or ring +-1) in chunks of
 // kInterleave rows: V of the entries the chunk's rows need, then their dxdt. The tanh arithmetic of
 // one chunk and the omega and dxdt streams of the next then overlap in the core (measured side by side
@@ -225,18 +230,12 @@ RIPPLE_CLONES void RhsKernel::interleave_two_terms(const RowOutput& o, const Blo
       tanh_of_difference(l + (done - buf), r + (done - buf), v + done, need - done);
       done = need;
     }
-    if (cover_all) {
-      const double* w0 = t[0].w;
-      const double* w1 = t[1].w;
-      const std::size_t l0 = t[0].lo, l1 = t[1].lo;
-      const double s0 = t[0].sign, s1 = t[1].sign;
-      write_rows(
-          o, p, q, [=](std::size_t i) { return (0.0 + s0 * w0[i - l0]) + s1 * w1[i - l1]; }, dxdt);
-    } else {
+    if (cover_all)
+      write_both_terms(o, p, q, t, dxdt);  // the common case, without finish_two_terms' segments
+    else
       finish_two_terms(o, p, q, t, terms, dxdt);
-    }
   }
-  if (done < buf + len) tanh_of_difference(l + (done - buf), r + (done - buf), v + done, buf + len - done);
+  // Window entries that no row of this block reads are left uncomputed.
 }
 
 // Whether the block's tasks are one or two affine ones; if so, fills their terms.
@@ -252,6 +251,8 @@ bool RhsKernel::two_affine_terms(const BlockPlan::Block& blk, const double* v, R
   return true;
 }
 
+// Block by block: V of the block's windows into block_v_ (in L1 or L2), then the block's tasks in
+// the reference's order, then dxdt of its rows.
 RIPPLE_CLONES void RhsKernel::sweep(Columns left, Columns right, double* dxdt) {
   const LocalGraph& g = *graph_;
   const std::uint32_t n = static_cast<std::uint32_t>(g.n_local());

@@ -496,9 +496,8 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
 std::string summary_json(const SimStats& s) {
   const double osc_steps = static_cast<double>(s.oscillators) * static_cast<double>(std::max<std::int64_t>(s.steps, 1));
   return fmt::format(
-      "{{\"oscillators\": {}, \"ranks\": {}, \"steps\": {}, \"rejected_steps\": {}, \"rhs_evaluations\": {}, \"output_times\": "
-      "{}, "
-      "\"wall_seconds\": {:.6f}, \"ns_per_oscillator_step\": {:.3f}, \"final_time\": {:.17g}, "
+      "{{\"oscillators\": {}, \"ranks\": {}, \"steps\": {}, \"rejected_steps\": {}, \"rhs_evaluations\": {}, "
+      "\"output_times\": {}, \"wall_seconds\": {:.6f}, \"ns_per_oscillator_step\": {:.3f}, \"final_time\": {:.17g}, "
       "\"final_order_parameter\": {:.17g}, \"final_phase_spread\": {:.17g}, \"final_lag_seconds\": {:.17g}, "
       "\"peak_rss_bytes\": {}, \"peak_rss_bytes_max_rank\": {}, \"partition\": \"{}\", \"output_file\": \"{}\"}}",
       s.oscillators, s.ranks, s.steps, s.rejected_steps, s.rhs_evaluations, s.output_times, s.wall_seconds,

@@ -16,9 +16,9 @@ void sin_inplace(double* x, std::size_t n);
 // s[i] = sin(x[i]), c[i] = cos(x[i]) (libmvec); x may not overlap s or c.
 void sin_cos(const double* x, double* s, double* c, std::size_t n);
 
-// The instruction set sin_inplace, sin_cos and the tanh kernels use: "avx512", "avx2", "sse2" or "scalar"
-// ("sse2" and "scalar" run the baseline tanh). RIPPLE_VECTOR_ISA in
-// the environment can lower it (e.g. to match nodes of a mixed cluster bit for bit).
+// The instruction set of sin_inplace, sin_cos and the tanh kernels: "avx512", "avx2", "sse2" or
+// "scalar" (the last two run the baseline tanh). RIPPLE_VECTOR_ISA in the environment can lower it,
+// e.g. to match the nodes of a mixed cluster bit for bit (tanh's bits never depend on it).
 const char* vector_isa();
 
 }  // namespace ripple::model
