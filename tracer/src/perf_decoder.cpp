@@ -187,4 +187,11 @@ const char* level_name(DataSource::Level level) {
   return "unknown";
 }
 
+std::string level_names_text() {
+  std::string names;
+  for (int l = 0; l <= static_cast<int>(DataSource::Level::AnyCache); ++l)
+    names += std::string(l ? "\n" : "") + level_name(static_cast<DataSource::Level>(l));
+  return names;
+}
+
 }  // namespace ripple::trace

@@ -88,6 +88,22 @@ std::int64_t spool_events(State& s, const Event* events, std::size_t n) {
   return static_cast<std::int64_t>((left + partial) / sizeof(Event));
 }
 
+// The counter and sample records queued since the last flush, to their spools (under write_mutex).
+void spool_side(State& s) {
+  {
+    const std::lock_guard<std::mutex> pending(s.counter_pending_mutex);
+    s.counter_writing.swap(s.counter_pending);
+  }
+  if (!s.counter_writing.empty() && s.counter_spool_fd >= 0 &&
+      ::write(s.counter_spool_fd, s.counter_writing.data(), s.counter_writing.size()) !=
+          static_cast<ssize_t>(s.counter_writing.size())) {
+    ::close(s.counter_spool_fd);  // a recovered trace then ends its counters here
+    s.counter_spool_fd = -1;
+  }
+  s.counter_writing.clear();
+  s.sampler.spool_new();
+}
+
 // Writes the ring's [tail, head) to the spool and releases those slots. Producers keep recording
 // meanwhile: they only write slots beyond head, and reuse a slot only after tail has passed it
 // (release/acquire on head and tail). One writer at a time (write_mutex). Failed writes count as lost.
@@ -107,6 +123,7 @@ void flush() {
   s.lost += unwritten;
   s.spool_failed = s.spool_failed || unwritten > 0;
   s.spooled += static_cast<std::int64_t>(head - tail) - unwritten;
+  spool_side(s);
   s.last_flush.store(now(), std::memory_order_relaxed);
 }
 
@@ -156,14 +173,25 @@ detail::SamplerConfig sampler_config() {
 
 }  // namespace
 
-// The counter spool's header, names and status; samples follow as they are taken (sample_counters).
+// A side spool <spool_dir>/rank-NNNNNN.<kind>: its header and text, written now; records follow at
+// each flush. -1 (and no path) if it cannot be created: a recovered trace then lacks it, the run goes on.
+int open_side_spool(State& s, const char* kind, const void* header, std::size_t header_bytes, const std::string& text,
+                    std::string& path) {
+  char name[64];
+  std::snprintf(name, sizeof name, "/rank-%06d.%s", s.rank, kind);
+  const std::string where = s.spool_dir + name;
+  const int fd = ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return -1;
+  path = where;  // removed at MPI_Finalize like the event spool
+  std::string bytes(static_cast<const char*>(header), header_bytes);
+  bytes += text;
+  if (::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size())) return fd;
+  ::close(fd);
+  return -1;
+}
+
 void open_counter_spool(State& s) {
   if (s.counters.size() == 0) return;
-  char name[64];
-  std::snprintf(name, sizeof name, "/rank-%06d.counters", s.rank);
-  s.counter_spool_path = s.spool_dir + name;
-  s.counter_spool_fd = ::open(s.counter_spool_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (s.counter_spool_fd < 0) return;  // then a recovered trace has no counters; the run goes on
   const std::string names = s.counters.names_text(), status = s.counters.status_text();
   detail::CounterSpoolHeader h;
   h.values = static_cast<std::int32_t>(s.counters.size());
@@ -171,34 +199,18 @@ void open_counter_spool(State& s) {
   h.ranks = s.ranks;
   h.names_bytes = static_cast<std::int32_t>(names.size());
   h.status_bytes = static_cast<std::int32_t>(status.size());
-  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
-  bytes += names + status;
-  if (::write(s.counter_spool_fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
-    ::close(s.counter_spool_fd);
-    s.counter_spool_fd = -1;
-  }
+  s.counter_spool_fd = open_side_spool(s, "counters", &h, sizeof h, names + status, s.counter_spool_path);
+  s.counter_pending.reserve(1u << 16);
 }
 
-// The sample spool's header and status; the sampler appends the records as it drains them.
 void open_sample_spool(State& s) {
   if (!s.sampler.active()) return;
-  char name[64];
-  std::snprintf(name, sizeof name, "/rank-%06d.samples", s.rank);
-  const std::string path = s.spool_dir + name;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return;  // then a recovered trace has no samples; the run goes on
-  s.sample_spool_path = path;
   detail::SampleSpoolHeader h;
   h.rank = s.rank;
   h.ranks = s.ranks;
   h.status_bytes = static_cast<std::int32_t>(s.sampler.status().size());
-  std::string bytes(reinterpret_cast<const char*>(&h), sizeof h);
-  bytes += s.sampler.status();
-  if (::write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
-    ::close(fd);
-    return;
-  }
-  s.sampler.spool_to(fd);
+  const int fd = open_side_spool(s, "samples", &h, sizeof h, s.sampler.status(), s.sample_spool_path);
+  if (fd >= 0) s.sampler.spool_to(fd);
 }
 
 void start(Call init_call) {
@@ -367,15 +379,15 @@ void sample_counters(State& s) {
   s.sample_time.push_back(now());
   s.sample_iteration.push_back(s.iteration.load(std::memory_order_relaxed));
   s.sample_values.insert(s.sample_values.end(), v, v + n);
-  if (s.counter_spool_fd >= 0) {  // one record, appended at once: a killed run keeps every sample before it
-    std::vector<char> record(16 + 8 * n, 0);
-    std::memcpy(record.data(), &s.sample_time.back(), 8);
-    std::memcpy(record.data() + 8, &s.sample_iteration.back(), 4);
-    std::memcpy(record.data() + 16, v, 8 * n);
-    if (::write(s.counter_spool_fd, record.data(), record.size()) != static_cast<ssize_t>(record.size())) {
-      ::close(s.counter_spool_fd);  // a recovered trace then ends its counters here
-      s.counter_spool_fd = -1;
-    }
+  if (!s.counter_spool_path.empty()) {  // queued for the next flush: no I/O in the MPI call
+    const std::int32_t record_head[4] = {0, 0, s.sample_iteration.back(), 0};
+    const std::lock_guard<std::mutex> pending(s.counter_pending_mutex);
+    auto& q = s.counter_pending;
+    const std::size_t at = q.size();
+    q.resize(at + 16 + 8 * n);
+    std::memcpy(q.data() + at, record_head, 16);
+    std::memcpy(q.data() + at, &s.sample_time.back(), 8);  // {double time; int32 iteration; int32 unused}
+    std::memcpy(q.data() + at + 16, v, 8 * n);
   }
 }
 

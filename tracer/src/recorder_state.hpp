@@ -77,9 +77,12 @@ struct State {
   int rank = 0, ranks = 1;
   std::string output, spool_dir, spool_path;
   int spool_fd = -1;
-  std::string counter_spool_path;
-  int counter_spool_fd = -1;      // the counter samples' spool, or -1
-  std::string sample_spool_path;  // the memory samples' spool (written by the sampler), or empty
+  // Side spools beside the event spool, written by flush() like it: counter samples (queued in
+  // counter_pending by sample_counters) and the sampler's records (MemorySampler::spool_new).
+  std::string counter_spool_path, sample_spool_path;
+  int counter_spool_fd = -1;
+  std::mutex counter_pending_mutex;
+  std::vector<char> counter_pending, counter_writing;  // records not yet spooled; flush's swap buffer
   bool spool_failed = false;
   // The record ring (a power of two of events): producers append at head, the spool writer takes
   // [tail, head). Free-running counters; slot = counter & (ring.size() - 1).

@@ -27,15 +27,33 @@ struct RankSpool {
   detail::SpoolHeader header;
   std::vector<Event> events;
   bool truncated = false;  // a partial record at the end (cut off mid-write)
+  // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
+  // second synchronisation).
+  [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
 };
 
-RankSpool read_spool(const fs::path& path) {
+// A whole dataset of `rows` rows (`width` columns, or 1-D with width 0), written at once.
+void write_dataset(hid_t file, const char* name, hid_t type, const void* data, hsize_t rows, hsize_t width = 0) {
+  const hsize_t dims[2] = {rows, width};
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  if (rows > 0) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+}
+
+// Opens a spool file and reads its header, which must start with `magic` (8 bytes).
+template <class Header>
+std::ifstream open_spool(const fs::path& path, Header& header, const char* magic, const char* what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read", path.string()));
+  in.read(reinterpret_cast<char*>(&header), sizeof header);
+  if (in.gcount() != static_cast<std::streamsize>(sizeof header) || std::memcmp(header.magic, magic, 8) != 0)
+    throw InputError(fmt::format("{}: not a Ripple {} (bad header)", path.string(), what));
+  return in;
+}
+
+RankSpool read_spool(const fs::path& path) {
   RankSpool s;
-  in.read(reinterpret_cast<char*>(&s.header), sizeof s.header);
-  if (in.gcount() != static_cast<std::streamsize>(sizeof s.header) || std::memcmp(s.header.magic, "RPLSPOOL", 8) != 0)
-    throw InputError(fmt::format("{}: not a Ripple spool file (bad header)", path.string()));
+  std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
   if (s.header.version != 1 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
     throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads version 1 with {}", path.string(),
                                  s.header.version, s.header.event_size, sizeof(Event)));
@@ -57,17 +75,14 @@ struct CounterSpool {
 };
 
 CounterSpool read_counter_spool(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read", path.string()));
   CounterSpool c;
-  in.read(reinterpret_cast<char*>(&c.header), sizeof c.header);
+  std::ifstream in = open_spool(path, c.header, "RPLCNTRS", "counter spool");
   const auto& h = c.header;
-  if (in.gcount() != static_cast<std::streamsize>(sizeof h) || std::memcmp(h.magic, "RPLCNTRS", 8) != 0 || h.version != 1)
-    throw InputError(fmt::format("{}: not a Ripple counter spool (bad header)", path.string()));
-  if (h.values <= 0 || h.values > 4096 || h.names_bytes < 0 || h.status_bytes < 0 || h.names_bytes > (1 << 20) ||
-      h.status_bytes > (1 << 20) || h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
+  if (h.version != 1 || h.values <= 0 || h.values > 4096 || h.names_bytes < 0 || h.status_bytes < 0 ||
+      h.names_bytes > (1 << 20) || h.status_bytes > (1 << 20) || h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
     throw InputError(
-        fmt::format("{}: impossible counter spool header ({} values, rank {} of {})", path.string(), h.values, h.rank, h.ranks));
+        fmt::format("{}: impossible counter spool header (version {}, {} values, rank {} of {}); this ripple reads version 1",
+                    path.string(), h.version, h.values, h.rank, h.ranks));
   c.names.resize(static_cast<std::size_t>(h.names_bytes));
   c.status.resize(static_cast<std::size_t>(h.status_bytes));
   in.read(c.names.data(), h.names_bytes);
@@ -96,8 +111,7 @@ void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<in
     CounterSpool c = read_counter_spool(entry.path());
     const auto it = spools.find(c.header.rank);
     if (it == spools.end()) continue;  // no events, no clock offsets: nothing to place it on
-    const auto& h = it->second.header;
-    for (double& t : c.time) t = t + h.t0 + h.offset - h.t0_root;
+    for (double& t : c.time) t = it->second.to_root(t);
     counters.emplace(c.header.rank, std::move(c));
   }
   if (counters.empty()) return;
@@ -119,17 +133,12 @@ void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<in
   write_attribute(group.get(), "recovered",
                   std::string("every sample taken before the run died (MPI_Init and each iteration marker), from the counter "
                               "spools; ranks without one are missing"));
-  const auto column = [&](const char* name, hid_t type, const void* data, hsize_t width) {
-    const hsize_t dims[2] = {static_cast<hsize_t>(time.size()), width};
-    H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
-    H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-    if (!time.empty()) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
-  };
-  column("/counters/time", H5T_NATIVE_DOUBLE, time.data(), 0);
-  column("/counters/iteration", H5T_NATIVE_INT32, iteration.data(), 0);
-  column("/counters/rank", H5T_NATIVE_INT32, rank.data(), 0);
+  const hsize_t rows = time.size();
+  write_dataset(file, "/counters/time", H5T_NATIVE_DOUBLE, time.data(), rows);
+  write_dataset(file, "/counters/iteration", H5T_NATIVE_INT32, iteration.data(), rows);
+  write_dataset(file, "/counters/rank", H5T_NATIVE_INT32, rank.data(), rows);
   if (same)
-    column("/counters/values", H5T_NATIVE_INT64, values.data(), static_cast<hsize_t>(first.header.values));
+    write_dataset(file, "/counters/values", H5T_NATIVE_INT64, values.data(), rows, static_cast<hsize_t>(first.header.values));
   else
     write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
 }
@@ -142,17 +151,14 @@ struct SampleSpool {
 };
 
 SampleSpool read_sample_spool(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read", path.string()));
   SampleSpool s;
-  in.read(reinterpret_cast<char*>(&s.header), sizeof s.header);
+  std::ifstream in = open_spool(path, s.header, "RPLSMPLS", "sample spool");
   const auto& h = s.header;
-  if (in.gcount() != static_cast<std::streamsize>(sizeof h) || std::memcmp(h.magic, "RPLSMPLS", 8) != 0 || h.version != 1)
-    throw InputError(fmt::format("{}: not a Ripple sample spool (bad header)", path.string()));
-  if (h.record_size != static_cast<std::int32_t>(sizeof(SampleRecord)) || h.status_bytes < 0 || h.status_bytes > (1 << 20) ||
-      h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
-    throw InputError(fmt::format("{}: impossible sample spool header ({}-byte records, rank {} of {})", path.string(),
-                                 h.record_size, h.rank, h.ranks));
+  if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(SampleRecord)) || h.status_bytes < 0 ||
+      h.status_bytes > (1 << 20) || h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
+    throw InputError(fmt::format(
+        "{}: impossible sample spool header (version {}, {}-byte records, rank {} of {}); this ripple reads version 1 with {}",
+        path.string(), h.version, h.record_size, h.rank, h.ranks, sizeof(SampleRecord)));
   s.status.resize(static_cast<std::size_t>(h.status_bytes));
   in.read(s.status.data(), h.status_bytes);
   if (!in) throw InputError(fmt::format("{}: truncated sample spool header", path.string()));
@@ -181,35 +187,24 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
     std::sort(s.records.begin(), s.records.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
     std::size_t m = 0;
     std::int32_t iteration = -1;
-    const auto& h = events.header;
     for (SampleRecord r : s.records) {
       while (m < marks.size() && marks[m].first <= r.time) iteration = marks[m++].second;
       r.iteration = iteration;
-      r.time = r.time + h.t0 + h.offset - h.t0_root;
+      r.time = events.to_root(r.time);
       rows.push_back(r);
     }
   }
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_attribute(group.get(), "status", found.begin()->second.status);
-  std::string levels;
-  for (int l = 0; l <= static_cast<int>(DataSource::Level::AnyCache); ++l)
-    levels += std::string(l ? "\n" : "") + level_name(static_cast<DataSource::Level>(l));
-  write_attribute(group.get(), "level_names", levels);
+  write_attribute(group.get(), "level_names", level_names_text());
   write_attribute(group.get(), "recovered",
                   std::string("every sample drained before the run died (at least every 0.1 s), from the sample spools; "
                               "losses in the kernel's ring buffer are unknown (-1)"));
   H5Id type = sample_h5_type();
-  const hsize_t n = rows.size();
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file, schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  if (n > 0) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()));
+  write_dataset(file, schema::kSamples, type.get(), rows.data(), rows.size());
   const std::vector<std::int64_t> unknown(static_cast<std::size_t>(ranks), -1);
-  const hsize_t r = static_cast<hsize_t>(ranks);
-  for (const char* name : {schema::kSamplesLost, schema::kSamplesDropped}) {
-    H5Id rspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &r, nullptr)));
-    H5Id rds(RIPPLE_H5_CHECK(H5Dcreate2(file, name, H5T_NATIVE_INT64, rspace.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-    RIPPLE_H5_CHECK(H5Dwrite(rds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, unknown.data()));
-  }
+  for (const char* name : {schema::kSamplesLost, schema::kSamplesDropped})
+    write_dataset(file, name, H5T_NATIVE_INT64, unknown.data(), unknown.size());
 }
 
 }  // namespace
@@ -252,9 +247,8 @@ int recover(const std::string& input, const std::string& output) {
     if (it == spools.end()) continue;  // that rank never spooled: nothing to recover for it
     const auto& h = it->second.header;
     for (Event e : it->second.events) {
-      // Onto rank 0's clock with the offset measured at the start (no second synchronisation).
-      e.t_enter = e.t_enter + h.t0 + h.offset - h.t0_root;
-      e.t_exit = e.t_exit + h.t0 + h.offset - h.t0_root;
+      e.t_enter = it->second.to_root(e.t_enter);
+      e.t_exit = it->second.to_root(e.t_exit);
       all.push_back(e);
     }
     count[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(it->second.events.size());
@@ -281,21 +275,13 @@ int recover(const std::string& input, const std::string& output) {
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
   write_attribute(file.get(), "call_names", call_names_text());
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  const auto write_vector = [&](const char* name, hid_t type, const void* data) {
-    const hsize_t n = static_cast<hsize_t>(ranks);
-    H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-    H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.get(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-    RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
-  };
-  write_vector(sc::kRankOffset, H5T_NATIVE_INT64, offset.data());
-  write_vector(sc::kRankCount, H5T_NATIVE_INT64, count.data());
-  write_vector(sc::kRankLost, H5T_NATIVE_INT64, lost.data());
-  write_vector("/ranks/last_event_wall_time", H5T_NATIVE_DOUBLE, last_wall.data());
+  const auto n = static_cast<hsize_t>(ranks);
+  write_dataset(file.get(), sc::kRankOffset, H5T_NATIVE_INT64, offset.data(), n);
+  write_dataset(file.get(), sc::kRankCount, H5T_NATIVE_INT64, count.data(), n);
+  write_dataset(file.get(), sc::kRankLost, H5T_NATIVE_INT64, lost.data(), n);
+  write_dataset(file.get(), "/ranks/last_event_wall_time", H5T_NATIVE_DOUBLE, last_wall.data(), n);
   H5Id type = event_h5_type();
-  const hsize_t n = all.size();
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.get(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  if (n > 0) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()));
+  write_dataset(file.get(), sc::kEvents, type.get(), all.data(), all.size());
   write_recovered_counters(file.get(), dir, spools);
   write_recovered_samples(file.get(), dir, spools, ranks);
   std::printf("ripple trace recover: %zu events of %zu of %d ranks from %s -> %s\n", all.size(), spools.size(), ranks,

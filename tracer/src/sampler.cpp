@@ -211,20 +211,28 @@ void MemorySampler::drain() {
   lost_ += static_cast<std::int64_t>(r.lost);
   // A damaged record cannot be stepped over: skip to the head (and count nothing we cannot read).
   __atomic_store_n(&meta->data_tail, r.corrupt ? head : tail + r.consumed, __ATOMIC_RELEASE);
-  if (spool_fd_ >= 0 && spooled_ < samples_.size()) {
-    const std::size_t bytes = (samples_.size() - spooled_) * sizeof(SampleRecord);
-    if (::write(spool_fd_, samples_.data() + spooled_, bytes) != static_cast<ssize_t>(bytes)) {
-      ::close(spool_fd_);  // a recovered trace then ends its samples here
-      spool_fd_ = -1;
-    }
-    spooled_ = samples_.size();
-  }
 }
 
 void MemorySampler::spool_to(int fd) {
   std::lock_guard<std::mutex> guard(mutex_);
   spool_fd_ = fd;
   spooled_ = samples_.size();
+}
+
+void MemorySampler::spool_new() {
+  std::vector<SampleRecord> fresh;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);  // copied out: a drain at a marker never waits for the write
+    if (spool_fd_ < 0 || spooled_ == samples_.size()) return;
+    fresh.assign(samples_.begin() + static_cast<std::ptrdiff_t>(spooled_), samples_.end());
+    spooled_ = samples_.size();
+  }
+  const std::size_t bytes = fresh.size() * sizeof(SampleRecord);
+  if (::write(spool_fd_, fresh.data(), bytes) != static_cast<ssize_t>(bytes)) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    ::close(spool_fd_);  // a recovered trace then ends its samples here
+    spool_fd_ = -1;
+  }
 }
 
 void MemorySampler::mark(double t, int iteration) {

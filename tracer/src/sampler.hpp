@@ -41,9 +41,11 @@ public:
   void drain();
   // An iteration marker at tracer time t: samples after it belong to `iteration`.
   void mark(double t, int iteration);
-  // From now on every drain appends the samples it decoded to `fd` (raw SampleRecords), so that a
-  // killed run keeps them for `ripple trace recover`; a failed write stops spooling.
+  // Spools to `fd` from now on: each spool_new() appends the samples decoded since the last (raw
+  // SampleRecords), so that a killed run keeps them for `ripple trace recover`. The recorder calls it
+  // from its flush, with the event spool; a failed write stops spooling.
   void spool_to(int fd);
+  void spool_new();
   void stop();
 
   [[nodiscard]] bool active() const { return fd_ >= 0; }
@@ -71,7 +73,7 @@ private:
   std::vector<std::pair<double, int>> marks_;
   std::int64_t lost_ = 0, dropped_ = 0;
   int spool_fd_ = -1;
-  std::size_t spooled_ = 0;  // samples_[0, spooled_) are in the spool
+  std::size_t spooled_ = 0;  // samples_[0, spooled_) are spooled (one spool writer: the recorder's flush)
 };
 
 }  // namespace ripple::trace::detail

@@ -60,6 +60,18 @@ void write_double_per_rank(const ParallelH5File& f, const char* name, double v, 
   write_per_rank(f, name, H5T_NATIVE_DOUBLE, &v, rank, ranks);
 }
 
+// Where this rank's `rows` go in a table of every rank's rows, in rank order (collective).
+struct RankSlice {
+  std::int64_t offset = 0, total = 0;
+};
+RankSlice rank_slice(std::int64_t rows, int rank) {
+  RankSlice r;
+  PMPI_Exscan(&rows, &r.offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) r.offset = 0;  // Exscan leaves rank 0's result undefined
+  PMPI_Allreduce(&rows, &r.total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return r;
+}
+
 // Attribute values must be identical on every rank: rank 0's version of a per-rank string.
 std::string rank0_string(std::string v) {
   int n = static_cast<int>(v.size());
@@ -96,11 +108,8 @@ void write_placement(const ParallelH5File& file, const State& s) {
   write_per_rank(file, schema::kPlacement, type.get(), &s.placement.me, s.rank, s.ranks);
 
   const auto bytes = static_cast<std::int64_t>(s.placement.node_xml.size());
-  std::int64_t at = 0, total = 0;
+  const auto [at, total] = rank_slice(bytes, s.rank);
   int nodes = s.placement.me.node_leader;
-  PMPI_Exscan(&bytes, &at, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (s.rank == 0) at = 0;
-  PMPI_Allreduce(&bytes, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   PMPI_Allreduce(MPI_IN_PLACE, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(nodes) + 1, 0);
   if (s.placement.me.node_leader != 0) offsets[static_cast<std::size_t>(s.placement.me.node)] = at;
@@ -129,10 +138,7 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   PMPI_Allreduce(MPI_IN_PLACE, widths, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
   const bool same_width = widths[0] == -widths[1];
   const auto rows = static_cast<std::int64_t>(s.sample_time.size());
-  std::int64_t offset = 0, total = 0;
-  PMPI_Exscan(&rows, &offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (s.rank == 0) offset = 0;
-  PMPI_Allreduce(&rows, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  const auto [offset, total] = rank_slice(rows, s.rank);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_attribute(group.get(), "events", rank0_string(s.counters.names_text()));
   write_attribute(group.get(), "status", rank0_string(s.counters.status_text()));
@@ -165,16 +171,10 @@ void write_samples(const ParallelH5File& file, State& s, const ClockModel& clock
   std::vector<SampleRecord> rows(s.sampler.samples());
   for (SampleRecord& r : rows) r.time = clock.to_global(r.time + s.t0) - s.t0_root;
   const auto n = static_cast<std::int64_t>(rows.size());
-  std::int64_t offset = 0, total = 0;
-  PMPI_Exscan(&n, &offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (s.rank == 0) offset = 0;
-  PMPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  const auto [offset, total] = rank_slice(n, s.rank);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_attribute(group.get(), "status", rank0_string(s.sampler.status()));
-  std::string levels;
-  for (int l = 0; l <= static_cast<int>(DataSource::Level::AnyCache); ++l)
-    levels += std::string(l ? "\n" : "") + level_name(static_cast<DataSource::Level>(l));
-  write_attribute(group.get(), "level_names", levels);
+  write_attribute(group.get(), "level_names", level_names_text());
   H5Id type = sample_h5_type();
   const hsize_t all = static_cast<hsize_t>(total);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &all, nullptr)));
@@ -217,10 +217,7 @@ bool write(State& s) {
   // (flush_all has emptied the ring: its events are in the spool or counted as lost.)
   const std::uint64_t ring_tail = s.tail.load(), ring_head = s.head.load();
   const std::int64_t total = s.spooled + static_cast<std::int64_t>(ring_head - ring_tail);
-  std::int64_t offset = 0, all = 0;
-  PMPI_Exscan(&total, &offset, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (s.rank == 0) offset = 0;
-  PMPI_Allreduce(&total, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  const auto [offset, all] = rank_slice(total, s.rank);
   std::int64_t lost_all = 0;
   PMPI_Allreduce(&s.lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
@@ -320,13 +317,14 @@ void stop() {
     s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
     detail::stop_flusher(*s);
     s->sampler.drain();
-    s->sampler.stop();
-    s->sampler.assign_iterations();
+    detail::flush_all();  // everything to the spools first: if the HDF5 write fails, nothing is lost
+    if (s->spool_fd >= 0) ::close(s->spool_fd);
+    if (s->counter_spool_fd >= 0) ::close(s->counter_spool_fd);
+    s->spool_fd = s->counter_spool_fd = -1;
+    s->sampler.stop();               // closes the sample spool too
+    s->sampler.assign_iterations();  // sorts the samples: only after they were spooled
     s->sync_end = detail::measure_offset(s->rank, s->ranks);
     PMPI_Comm_free(&s->sync_comm);
-    detail::flush_all();  // everything to the spool first: if the HDF5 write fails, nothing is lost
-    if (s->spool_fd >= 0) ::close(s->spool_fd);
-    s->spool_fd = -1;
     int written = 0;
     try {
       written = write(*s) ? 1 : 0;

@@ -4,6 +4,7 @@
 // DATA_SRC, PERF_RECORD_LOST, and anything else skipped by its header size. Pure and allocation-free,
 // so it can run where samples are drained; unit-tested on byte-exact synthetic buffers.
 #include <cstdint>
+#include <string>
 
 namespace ripple::trace {
 
@@ -49,6 +50,8 @@ struct DataSource {
 };
 DataSource decode_data_src(std::uint64_t data_src);
 const char* level_name(DataSource::Level level);
+// Every level's name, newline-separated in Level order: /samples' level_names attribute.
+std::string level_names_text();
 
 struct DrainResult {
   std::uint64_t samples = 0;
