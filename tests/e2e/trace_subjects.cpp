@@ -74,6 +74,21 @@ int freed(int rank) {
   return 0;
 }
 
+// Derived datatypes made and freed one after the other (MPI may hand out the same handle again):
+// each send's bytes and extent must be its own type's, not a size the tracer cached for the last.
+int types(int rank) {
+  std::vector<double> v(64, 1.0);
+  for (int k = 1; k <= 4; ++k) {
+    MPI_Datatype strided;
+    MPI_Type_vector(k, 1, 2, MPI_DOUBLE, &strided);  // size 8k, extent 8(2k - 1)
+    MPI_Type_commit(&strided);
+    if (rank == 0) MPI_Send(v.data(), 3, strided, 1, k, MPI_COMM_WORLD);
+    if (rank == 1) MPI_Recv(v.data(), 3, strided, 0, k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Type_free(&strided);
+  }
+  return 0;
+}
+
 // Intercommunicator between the even and the odd world ranks: peers are remote-group ranks.
 int inter(int rank) {
   MPI_Comm half, bridge;
@@ -195,6 +210,8 @@ int main(int argc, char** argv) {
     rc = split(rank);
   else if (std::strcmp(mode, "freed") == 0)
     rc = freed(rank);
+  else if (std::strcmp(mode, "types") == 0)
+    rc = types(rank);
   else if (std::strcmp(mode, "inter") == 0)
     rc = inter(rank);
   else if (std::strcmp(mode, "gaps") == 0)

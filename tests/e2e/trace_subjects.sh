@@ -49,6 +49,19 @@ assert len(done) == 1 and done["peer"][0] == 1 and done["tag"][0] == 5, done
 assert (r0["call"] == names.index("MPI_Wait")).sum() == 2
 PY
 
+traced 2 types.h5 types > types.txt 2>&1 || fail "datatypes run: $(cat types.txt)"
+/usr/bin/python3 - types.h5 <<'PY' && pass "each send's bytes and extent are its own datatype's after MPI_Type_free" || fail "types trace"
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+names = f.attrs["call_names"].decode().split("\n")
+ev = f["/events"][:]
+s = ev[ev["call"] == names.index("MPI_Send")]
+got = [(int(e["tag"]), int(e["bytes"]), int(e["extent"])) for e in s]
+assert got == [(k, 3 * 8 * k, 3 * 8 * (2 * k - 1)) for k in range(1, 5)], got
+assert (ev["call"] == names.index("MPI_Type_free")).sum() == 8
+PY
+
 traced 4 inter.h5 inter > inter.txt 2>&1 || fail "intercommunicator run: $(cat inter.txt)"
 /usr/bin/python3 - inter.h5 <<'PY' && pass "intercommunicator peers translated through the remote group" || fail "inter trace"
 import sys

@@ -1,4 +1,4 @@
-#include "ripple/trace/recorder.hpp"
+#include "recorder.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -32,14 +32,25 @@ namespace ripple::trace {
 
 namespace detail {
 State* g_state = nullptr;
+Recording g_recording;
+RIPPLE_TLS thread_local int t_depth = 0;
+RIPPLE_TLS thread_local DatatypeCache t_datatype{MPI_DATATYPE_NULL, ~std::uint64_t{0}, 0, 0};
+
+void lookup_datatype(MPI_Datatype type) {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &extent);
+  t_datatype = {type, g_recording.datatype_generation.load(std::memory_order_relaxed), size, extent};
+}
 }  // namespace detail
+
+void forget_datatype() { detail::g_recording.datatype_generation.fetch_add(1, std::memory_order_relaxed); }
 
 namespace {
 
 using detail::g_state;
-RIPPLE_TLS thread_local int t_depth = 0;  // > 0 inside a recorded call: MPI's own MPI calls are not recorded
-
-double now() { return detail::clock_seconds() - g_state->t0; }
+using detail::now;
 
 void lock(State& s) {
   while (s.lock.test_and_set(std::memory_order_acquire)) {
@@ -68,26 +79,6 @@ private:
   bool on_;
 };
 
-// Appends n events to the spool with write(2); returns how many did not get there. A record cut off
-// mid-write would misalign every later one: it is dropped from the file.
-std::int64_t spool_events(State& s, const Event* events, std::size_t n) {
-  const char* p = reinterpret_cast<const char*>(events);
-  std::size_t left = n * sizeof(Event);
-  while (left > 0 && s.spool_fd >= 0) {
-    const ssize_t w = ::write(s.spool_fd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    p += w;
-    left -= static_cast<std::size_t>(w);
-  }
-  const std::size_t partial = (n * sizeof(Event) - left) % sizeof(Event);
-  if (partial != 0 && s.spool_fd >= 0) {
-    const off_t at = ::lseek(s.spool_fd, -static_cast<off_t>(partial), SEEK_CUR);
-    if (at >= 0 && ::ftruncate(s.spool_fd, at) != 0) s.spool_failed = true;
-  }
-  return static_cast<std::int64_t>((left + partial) / sizeof(Event));
-}
-
 // The counter and sample records queued since the last flush, to their spools (under write_mutex).
 void spool_side(State& s) {
   {
@@ -104,55 +95,29 @@ void spool_side(State& s) {
   s.sampler.spool_new();
 }
 
-// Writes the ring's [tail, head) to the spool and releases those slots. Producers keep recording
+// Writes the ring's new events to the spool and releases their slots. Producers keep recording
 // meanwhile: they only write slots beyond head, and reuse a slot only after tail has passed it
 // (release/acquire on head and tail). One writer at a time (write_mutex). Failed writes count as lost.
 void flush() {
   State& s = *g_state;
   std::lock_guard<std::mutex> writer(s.write_mutex);
-  const std::uint64_t tail = s.tail.load(std::memory_order_relaxed);
   const std::uint64_t head = s.head.load(std::memory_order_acquire);
-  const std::uint64_t mask = s.ring.size() - 1;
-  std::int64_t unwritten = 0;
-  for (std::uint64_t from = tail; from < head;) {  // at most two pieces: the ring wraps once
-    const std::uint64_t n = std::min(head - from, s.ring.size() - (from & mask));
-    unwritten += spool_events(s, s.ring.data() + (from & mask), n);
-    from += n;
-  }
-  s.tail.store(head, std::memory_order_release);
-  s.lost += unwritten;
-  s.spool_failed = s.spool_failed || unwritten > 0;
-  s.spooled += static_cast<std::int64_t>(head - tail) - unwritten;
+  s.tail.store(s.spool.append(s.ring.data(), s.ring.size(), head), std::memory_order_release);
   spool_side(s);
   s.last_flush.store(now(), std::memory_order_relaxed);
 }
 
-// One event into the ring: for a single producer no atomic read-modify-write at all. A full ring is
-// spooled at once (rare), without holding the producers' lock meanwhile.
-void commit(const Event& e) {
-  State& s = *g_state;
-  for (;;) {
-    {
-      const Guard guard(s);
-      const std::uint64_t head = s.head.load(std::memory_order_relaxed);
-      if (head - s.tail.load(std::memory_order_acquire) < s.ring.size()) {
-        s.ring[head & (s.ring.size() - 1)] = e;
-        s.head.store(head + 1, std::memory_order_release);
-        return;
-      }
-    }
-    flush();
-  }
-}
-
 // Spools what is buffered at least every flush_seconds, even while the application computes, so
-// that a killed run loses at most that much.
+// that a killed run loses at most that much, and whenever a quarter of the ring is taken, so that
+// producers seldom find it full and write it themselves. (With O_DIRECT this thread mostly waits
+// for the disk, and takes little from a core it shares with a rank.)
 void flusher_loop(State* s) {
   while (!s->stop_flusher.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.1, s->flush_seconds / 4)));
     s->sampler.drain();  // keeps the kernel's ring buffer from overflowing
     detail::anchor_tracer_clock();
-    if (now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds) flush();
+    const std::uint64_t taken = s->head.load(std::memory_order_relaxed) - s->tail.load(std::memory_order_relaxed);
+    if (taken >= s->ring.size() / 4 || now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds) flush();
   }
 }
 
@@ -228,7 +193,7 @@ void start(Call init_call) {
   const auto fit = static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event));
   std::size_t slots = 1024;
   while (slots * 2 <= fit) slots *= 2;
-  s->ring.resize(slots);
+  s->ring.allocate(slots);
 
   // Which world ranks share this node.
   MPI_Comm node = MPI_COMM_NULL;
@@ -268,15 +233,15 @@ void start(Call init_call) {
   char name[64];
   std::snprintf(name, sizeof name, "/rank-%06d.bin", s->rank);
   s->spool_path = s->spool_dir + name;
-  s->spool_fd = ::open(s->spool_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int ok = s->spool_fd >= 0 ? 1 : 0;
+  const int mine = s->spool.open(s->spool_path) ? 1 : 0;
+  const std::string why = mine != 0 ? "on another rank" : std::strerror(errno);
+  int ok = mine;
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (ok == 0) {
     if (s->rank == 0)
       std::fprintf(stderr, "ripple trace: cannot write the spool in '%s' (%s): the run goes on untraced\n", s->spool_dir.c_str(),
-                   std::strerror(errno));
-    if (s->spool_fd >= 0) ::close(s->spool_fd);
-    s->spool_fd = -1;
+                   why.c_str());
+    s->spool.close();
     return;  // not active
   }
 
@@ -302,9 +267,16 @@ void start(Call init_call) {
   timespec wall{};
   clock_gettime(CLOCK_REALTIME, &wall);
   header.wall_start = static_cast<double>(wall.tv_sec) + 1e-9 * static_cast<double>(wall.tv_nsec);
-  if (::write(s->spool_fd, &header, sizeof header) != static_cast<ssize_t>(sizeof header)) s->spool_failed = true;
+  if (!s->spool.write_header(header) && s->rank == 0)
+    std::fprintf(stderr, "ripple trace: cannot write the spool's header in '%s': `ripple trace recover` will not read it\n",
+                 s->spool_dir.c_str());
   s->last_flush = 0;
   s->active = true;
+  detail::g_recording.t0 = s->t0;
+  detail::g_recording.rank = s->rank;
+  detail::g_recording.ranks = s->ranks;
+  detail::g_recording.on_node = s->on_node.data();
+  detail::g_recording.on.store(true, std::memory_order_release);
   // A program that ends without MPI_Finalize still leaves its buffer in the spool (not a forked child:
   // it would append the parent's events a second time).
   static const pid_t owner = ::getpid();
@@ -353,7 +325,7 @@ void start(Call init_call) {
   Event e;
   e.call = static_cast<std::int32_t>(init_call);
   e.rank = s->rank;
-  commit(e);
+  detail::commit(e);
 }
 
 void abort_flush() {
@@ -363,6 +335,24 @@ void abort_flush() {
 
 namespace detail {
 void flush_all() { flush(); }
+
+// One event into the ring: for a single producer no atomic read-modify-write at all. A full ring is
+// spooled at once (rare), without holding the producers' lock meanwhile.
+void commit(const Event& e) {
+  State& s = *g_state;
+  for (;;) {
+    {
+      const Guard guard(s);
+      const std::uint64_t head = s.head.load(std::memory_order_relaxed);
+      if (head - s.tail.load(std::memory_order_acquire) < s.ring.size()) {
+        s.ring[head & (s.ring.size() - 1)] = e;
+        s.head.store(head + 1, std::memory_order_release);
+        return;
+      }
+    }
+    flush();
+  }
+}
 
 void sample_counters(State& s) {
   if (s.counters.size() == 0) return;
@@ -377,7 +367,7 @@ void sample_counters(State& s) {
   s.counters.read(v);
   const Guard guard(s);
   s.sample_time.push_back(now());
-  s.sample_iteration.push_back(s.iteration.load(std::memory_order_relaxed));
+  s.sample_iteration.push_back(g_recording.iteration.load(std::memory_order_relaxed));
   s.sample_values.insert(s.sample_values.end(), v, v + n);
   if (!s.counter_spool_path.empty()) {  // queued for the next flush: no I/O in the MPI call
     const std::int32_t record_head[4] = {0, 0, s.sample_iteration.back(), 0};
@@ -397,9 +387,7 @@ void stop_flusher(State& s) {
 }
 }  // namespace detail
 
-void set_iteration(int iteration) {
-  if (g_state != nullptr) g_state->iteration.store(iteration, std::memory_order_relaxed);
-}
+void set_iteration(int iteration) { detail::g_recording.iteration.store(iteration, std::memory_order_relaxed); }
 
 namespace {
 void comm_lock(State& s) {
@@ -566,16 +554,6 @@ int world_rank(int id, int rank) {
 
 }  // namespace detail
 
-Scope::Scope(Call call, const void* call_site) {
-  if (t_depth++ > 0 || g_state == nullptr || !g_state->active) return;
-  recording_ = true;
-  event_.call = static_cast<std::int32_t>(call);
-  event_.rank = g_state->rank;
-  event_.iteration = g_state->iteration.load(std::memory_order_relaxed);
-  event_.call_site = reinterpret_cast<std::uint64_t>(call_site);
-  event_.t_enter = now();
-}
-
 namespace {
 // Bytes a status describes (-1 if MPI cannot tell); MPI_Count holds messages beyond 2 GiB.
 std::int64_t status_bytes(const MPI_Status* status) {
@@ -593,22 +571,21 @@ thread_local std::vector<detail::RequestInfo> t_infos(64);  // what the handles 
 }  // namespace
 
 void Scope::commit_now() {
-  if (!recording_ || g_state == nullptr || !g_state->active) return;
+  if (!recording_ || !detail::g_recording.on.load(std::memory_order_relaxed)) return;
   event_.t_exit = now();
-  commit(event_);
+  detail::commit(event_);
   recording_ = false;
 }
 
-Scope::~Scope() {
-  --t_depth;
-  if (!recording_ || g_state == nullptr || !g_state->active) return;
+void Scope::finish() {
+  if (!detail::g_recording.on.load(std::memory_order_relaxed)) return;
   event_.t_exit = now();
-  commit(event_);
+  detail::commit(event_);
   for (int k = 0; k < pending_; ++k) {  // after their call, so that a reader meets the call first
     Event& c = t_completions[static_cast<std::size_t>(k)];
     c.t_enter = event_.t_enter;
     c.t_exit = event_.t_exit;
-    commit(c);
+    detail::commit(c);
   }
 }
 
@@ -753,23 +730,7 @@ void Scope::forget_request(const MPI_Request* r) {
   g_state->requests.erase(reinterpret_cast<std::uintptr_t>(*r));
 }
 
-void Scope::buffer(const void* buf, int count, MPI_Datatype type) {
-  event_.count = count;
-  if (buf == MPI_IN_PLACE || type == MPI_DATATYPE_NULL) return;
-  int size = 0;
-  MPI_Aint lb = 0, extent = 0;
-  PMPI_Type_size(type, &size);
-  PMPI_Type_get_extent(type, &lb, &extent);
-  event_.buffer = reinterpret_cast<std::uint64_t>(buf);
-  event_.bytes = static_cast<std::int64_t>(count) * size;
-  event_.extent = static_cast<std::int64_t>(count) * extent;
-}
-
-void Scope::count(int n) { event_.count = n; }
-
-void Scope::comm(MPI_Comm c) { event_.comm = c == MPI_COMM_NULL ? -1 : detail::comm_id(c); }
-
-void Scope::peer(int rank, MPI_Comm c) {
+void Scope::translate_peer(int rank, MPI_Comm c) {
   if (rank == MPI_ANY_SOURCE) {
     event_.peer = -2;
     return;
@@ -782,8 +743,6 @@ void Scope::peer(int rank, MPI_Comm c) {
   event_.peer = world;
   event_.same_node = world >= 0 && world < g_state->ranks && g_state->on_node[static_cast<std::size_t>(world)] ? 1 : 0;
 }
-
-void Scope::tag(int t) { event_.tag = t; }
 
 void Scope::request(const MPI_Request* r) {
   if (r == nullptr || *r == MPI_REQUEST_NULL) return;
@@ -804,7 +763,7 @@ void Scope::request(const MPI_Request* r) {
 
 // MPI_Pcontrol takes variable arguments, so it is written by hand: level kPcontrolIteration carries
 // the iteration that starts now (proxyapps; docs/trace-format.md).
-extern "C" int MPI_Pcontrol(const int level, ...) {
+extern "C" RIPPLE_TRACE_EXPORT int MPI_Pcontrol(const int level, ...) {
   if (level == ripple::kPcontrolIteration) {
     va_list args;
     va_start(args, level);

@@ -12,11 +12,15 @@
 #include <vector>
 
 #include "counters.hpp"
+#include "event_ring.hpp"
+#include "event_spool.hpp"
 #include "placement.hpp"
+#include "recorder.hpp"
 #include "request_table.hpp"
 #include "ripple/trace/clock_model.hpp"
 #include "ripple/trace/event.hpp"
 #include "sampler.hpp"
+#include "spool_format.hpp"
 #include "tracer_clock.hpp"
 
 namespace ripple::trace::detail {
@@ -29,76 +33,30 @@ struct CommEntry {
   std::vector<int> world;  // world rank of each (remote, for intercommunicators) rank; empty: identity
 };
 
-// Header of a per-rank spool file; events follow.
-// Header of a per-rank spool file; events follow. It holds what `ripple trace recover` needs to
-// put the events on rank 0's clock without MPI_Finalize's second synchronisation.
-struct SpoolHeader {
-  char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
-  std::int32_t version = 1;
-  std::int32_t event_size = sizeof(Event);
-  std::int32_t rank = 0;
-  std::int32_t ranks = 0;
-  double t0 = 0;       // this rank's MPI_Wtime at the start (event times count from it)
-  double t0_root = 0;  // rank 0's
-  double offset = 0;   // rank 0's clock minus this rank's, at the start
-  double offset_error = 0;
-  double wall_start = 0;  // CLOCK_REALTIME seconds at t0, to relate the trace to outside events
-};
-
-// Header of a per-rank counter spool, rank-NNNNNN.counters beside the event spool: every counter
-// sample is appended as it is taken, so that `recover` keeps them. Then names_bytes of names and
-// status_bytes of status (Counters::names_text, status_text), then records of
-// {double time; int32 iteration; int32 unused; int64 values[values]}.
-struct CounterSpoolHeader {
-  char magic[8] = {'R', 'P', 'L', 'C', 'N', 'T', 'R', 'S'};
-  std::int32_t version = 1;
-  std::int32_t values = 0;
-  std::int32_t rank = 0;
-  std::int32_t ranks = 0;
-  std::int32_t names_bytes = 0;
-  std::int32_t status_bytes = 0;
-};
-
-// Header of a per-rank sample spool, rank-NNNNNN.samples: the sampler's status text (status_bytes),
-// then raw SampleRecords (record_size bytes each) as the drains decode them.
-struct SampleSpoolHeader {
-  char magic[8] = {'R', 'P', 'L', 'S', 'M', 'P', 'L', 'S'};
-  std::int32_t version = 1;
-  std::int32_t record_size = sizeof(SampleRecord);
-  std::int32_t rank = 0;
-  std::int32_t ranks = 0;
-  std::int32_t status_bytes = 0;
-  std::int32_t unused = 0;
-};
-
 struct State {
-  bool active = false;
+  bool active = false;  // as g_recording.on, for the recorder's own paths
   bool threaded = false;
   int rank = 0, ranks = 1;
   std::string output, spool_dir, spool_path;
-  int spool_fd = -1;
+  EventSpool spool;  // the ring's events on disk; written by flush() under write_mutex
   // Side spools beside the event spool, written by flush() like it: counter samples (queued in
   // counter_pending by sample_counters) and the sampler's records (MemorySampler::spool_new).
   std::string counter_spool_path, sample_spool_path;
   int counter_spool_fd = -1;
   std::mutex counter_pending_mutex;
   std::vector<char> counter_pending, counter_writing;  // records not yet spooled; flush's swap buffer
-  bool spool_failed = false;
   // The record ring (a power of two of events): producers append at head, the spool writer takes
   // [tail, head). Free-running counters; slot = counter & (ring.size() - 1).
-  std::vector<Event> ring;
+  EventRing ring;  // page-aligned: the spool writes it with O_DIRECT
   std::atomic<std::uint64_t> head{0}, tail{0};
-  std::mutex write_mutex;    // one spool writer at a time; guards spooled, lost, spool_failed
-  std::int64_t spooled = 0;  // events written to the spool
-  std::int64_t lost = 0;
+  std::mutex write_mutex;  // one spool writer at a time
   std::atomic<double> last_flush{0};
   double t0 = 0, flush_seconds = 1;    // t0: this rank's clock at the start
   double t0_root = 0;                  // rank 0's t0 on rank 0's clock
   std::string clock_source;            // which clock stamps events, and why (tracer_clock.hpp)
   OffsetSample sync_start, sync_end;   // this rank's clock against rank 0's
   MPI_Comm sync_comm = MPI_COMM_NULL;  // private to the clock ping-pongs
-  std::atomic<int> iteration{-1};
-  std::vector<CommEntry> comms;  // guarded by comm_lock
+  std::vector<CommEntry> comms;        // guarded by comm_lock
   std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
   std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms or windows change: per-thread caches check it
   int next_comm_id = 1;
@@ -118,9 +76,6 @@ struct State {
 };
 
 extern State* g_state;
-// Thread-locals of a preloaded library: the initial-exec model avoids a __tls_get_addr call per
-// access (the library is loaded at start-up, where static TLS space is reserved).
-#define RIPPLE_TLS __attribute__((tls_model("initial-exec")))
 // Ping-pongs with rank 0 on MPI_COMM_WORLD (PMPI, collective): this rank's offset to rank 0.
 OffsetSample measure_offset(int rank, int ranks);
 // The id of comm, registering it if the tracer has not seen it (made by an unwrapped call).

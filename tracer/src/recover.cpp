@@ -54,11 +54,16 @@ std::ifstream open_spool(const fs::path& path, Header& header, const char* magic
 RankSpool read_spool(const fs::path& path) {
   RankSpool s;
   std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
-  if (s.header.version != 1 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
-    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads version 1 with {}", path.string(),
+  if (s.header.version != 2 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
+    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads version 2 with {}", path.string(),
                                  s.header.version, s.header.event_size, sizeof(Event)));
   if (s.header.ranks <= 0 || s.header.ranks > (1 << 24) || s.header.rank < 0 || s.header.rank >= s.header.ranks)
     throw InputError(fmt::format("{}: rank {} of {} in the header is impossible", path.string(), s.header.rank, s.header.ranks));
+  const std::int64_t data = s.header.data_offset;
+  if (data < static_cast<std::int64_t>(sizeof s.header) || data > (1 << 20))
+    throw InputError(fmt::format("{}: the header puts the events at byte {}, which is impossible", path.string(), data));
+  in.clear();
+  in.seekg(data);
   Event e;
   while (in.read(reinterpret_cast<char*>(&e), sizeof e)) s.events.push_back(e);
   s.truncated = in.gcount() != 0;

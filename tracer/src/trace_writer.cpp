@@ -13,12 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "recorder.hpp"
 #include "recorder_state.hpp"
 #include "ripple/common/hdf5_file.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
-#include "ripple/trace/recorder.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
 namespace ripple::trace {
@@ -216,10 +216,12 @@ bool write(State& s) {
   // Everything this rank recorded: the spool, then what is still buffered.
   // (flush_all has emptied the ring: its events are in the spool or counted as lost.)
   const std::uint64_t ring_tail = s.tail.load(), ring_head = s.head.load();
-  const std::int64_t total = s.spooled + static_cast<std::int64_t>(ring_head - ring_tail);
+  const std::int64_t spooled = s.spool.written();
+  const std::int64_t total = spooled + static_cast<std::int64_t>(ring_head - ring_tail);
   const auto [offset, all] = rank_slice(total, s.rank);
   std::int64_t lost_all = 0;
-  PMPI_Allreduce(&s.lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  const std::int64_t lost = s.spool.lost();
+  PMPI_Allreduce(&lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
   // What the file will hold: events, memory samples, counter rows, topology (metadata: in the margin).
   std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
@@ -252,7 +254,7 @@ bool write(State& s) {
   H5Id ranks_group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_int64_per_rank(file, sc::kRankOffset, offset, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankCount, total, s.rank, s.ranks);
-  write_int64_per_rank(file, sc::kRankLost, s.lost, s.rank, s.ranks);
+  write_int64_per_rank(file, sc::kRankLost, lost, s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_offset", clock.offset(), s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_drift", clock.drift(), s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_error", std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);
@@ -270,14 +272,14 @@ bool write(State& s) {
   std::int64_t rounds = (total + kRound - 1) / kRound;
   PMPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   const int fd = ::open(s.spool_path.c_str(), O_RDONLY);
-  if (fd >= 0) ::lseek(fd, sizeof(detail::SpoolHeader), SEEK_SET);
+  if (fd >= 0) ::lseek(fd, detail::EventSpool::kDataOffset, SEEK_SET);
   std::vector<Event> chunk;
   std::int64_t done = 0;
   for (std::int64_t r = 0; r < rounds; ++r) {
     const std::int64_t n = std::min<std::int64_t>(kRound, total - done);
     chunk.resize(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
     // The spooled part in one read, then what is still in the buffer.
-    const std::int64_t from_spool = std::clamp<std::int64_t>(s.spooled - done, 0, n);
+    const std::int64_t from_spool = std::clamp<std::int64_t>(spooled - done, 0, n);
     std::size_t got = 0;
     const std::size_t want = static_cast<std::size_t>(from_spool) * sizeof(Event);
     while (fd >= 0 && got < want) {
@@ -289,7 +291,7 @@ bool write(State& s) {
       chunk[static_cast<std::size_t>(k)] = Event{};  // an unreadable spool leaves empty records
     for (std::int64_t k = from_spool; k < n; ++k)
       chunk[static_cast<std::size_t>(k)] =
-          s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - s.spooled)) & (s.ring.size() - 1)];
+          s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - spooled)) & (s.ring.size() - 1)];
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
     write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done),
                 static_cast<hsize_t>(std::max<std::int64_t>(n, 0)), chunk.data());
@@ -315,12 +317,13 @@ void stop() {
   if (s->active) {
     detail::sample_counters(*s);
     s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
+    detail::g_recording.on.store(false, std::memory_order_relaxed);
     detail::stop_flusher(*s);
     s->sampler.drain();
     detail::flush_all();  // everything to the spools first: if the HDF5 write fails, nothing is lost
-    if (s->spool_fd >= 0) ::close(s->spool_fd);
+    s->spool.close();
     if (s->counter_spool_fd >= 0) ::close(s->counter_spool_fd);
-    s->spool_fd = s->counter_spool_fd = -1;
+    s->counter_spool_fd = -1;
     s->sampler.stop();               // closes the sample spool too
     s->sampler.assign_iterations();  // sorts the samples: only after they were spooled
     s->sync_end = detail::measure_offset(s->rank, s->ranks);

@@ -62,6 +62,8 @@ def wrapper(f):
             body.append("  ripple::trace::forget_comm(*comm);")
         if kind == "win_free":
             body.append("  ripple::trace::forget_window(*win);")
+        if kind == "type_free":
+            body.append("  ripple::trace::forget_datatype();")
         # Completion calls: remember the request handles (MPI overwrites completed ones) and make
         # sure there are statuses to read the source and size from, even if the caller ignores them.
         args_list = list(f["args"])
@@ -141,7 +143,7 @@ def wrapper(f):
             body += ["    " + r for r in rec]
             body.append("  }")
         body.append("  return rc;")
-    return f'extern "C" int {name}({f["params"]}) {{\n' + "\n".join(body) + "\n}\n"
+    return f'extern "C" RIPPLE_TRACE_EXPORT int {name}({f["params"]}) {{\n' + "\n".join(body) + "\n}\n"
 
 
 def main():
@@ -157,7 +159,7 @@ def main():
         f.write("RIPPLE_CALL(completion)  // one per request a completion call completed\n")
     with open(f"{out}/wrappers.cpp", "w") as f:
         f.write("// Generated from tracer/mpi_functions.txt by gen_wrappers.py. Do not edit.\n")
-        f.write('#include <mpi.h>\n\n#include "ripple/trace/recorder.hpp"\n\n')
+        f.write('#include <mpi.h>\n\n#include "recorder.hpp"\n\n')
         for fn in functions:
             f.write(wrapper(fn) + "\n")
 

@@ -1,0 +1,149 @@
+#pragma once
+// The recorder behind the PMPI wrappers. Hot path (Scope, inline here so that each generated
+// wrapper compiles to straight-line code): no allocation, no locks unless MPI runs with
+// MPI_THREAD_MULTIPLE, no stdio, no call into MPI for the common cases. Events go into a
+// preallocated ring, which the event spool appends to a per-rank file when a quarter of it is taken,
+// at the flush interval, or when it is full, so a crashed run leaves everything up to the last
+// flush on disk. MPI_Finalize merges all ranks' events into one HDF5 file, written collectively
+// (docs/trace-format.md).
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "ripple/trace/event.hpp"
+#include "tracer_clock.hpp"
+
+// The library exports only the MPI functions it wraps: everything else is hidden, so calls within
+// it are direct rather than through the PLT.
+#define RIPPLE_TRACE_EXPORT __attribute__((visibility("default")))
+// Thread-locals of a preloaded library: the initial-exec model avoids a __tls_get_addr call per
+// access (the library is loaded at start-up, where static TLS space is reserved).
+#define RIPPLE_TLS __attribute__((tls_model("initial-exec")))
+
+namespace ripple::trace {
+
+// After PMPI_Init*: sets up the recorder (environment: RIPPLE_TRACE_OUTPUT, RIPPLE_TRACE_BUFFER_MIB,
+// RIPPLE_TRACE_FLUSH_SECONDS) and records the init call.
+void start(Call init_call);
+// Before PMPI_Finalize: flushes, writes the HDF5 file collectively, removes the spool.
+void stop();
+// In MPI_Abort: flush what is buffered so that `ripple trace recover` finds it.
+void abort_flush();
+// MPI_Pcontrol(kPcontrolIteration, i) sets the iteration recorded with the following events.
+void set_iteration(int iteration);
+
+// Communicators: new ones get an id and their world ranks; freed ones are forgotten.
+void register_comm(MPI_Comm comm);
+void forget_comm(MPI_Comm comm);
+// Windows: the communicator that translates one-sided targets to world ranks.
+void register_window(MPI_Win win, MPI_Comm comm);
+void forget_window(MPI_Win win);
+// Before MPI_Type_free: sizes cached per thread are dropped (the handle may come back as a new type).
+void forget_datatype();
+
+namespace detail {
+// What the inline path reads. start() fills it before it sets `on`; stop() clears `on` first.
+struct Recording {
+  std::atomic<bool> on{false};
+  std::atomic<int> iteration{-1};  // last MPI_Pcontrol iteration marker
+  int rank = 0, ranks = 1;
+  const char* on_node = nullptr;                      // per world rank: 1 if it runs on this node
+  double t0 = 0;                                      // this rank's tracer clock at the start
+  std::atomic<std::uint64_t> datatype_generation{0};  // bumped by MPI_Type_free
+};
+extern Recording g_recording;
+extern RIPPLE_TLS thread_local int t_depth;  // > 0 inside a recorded call: MPI's own calls are not recorded
+
+inline double now() { return clock_seconds() - g_recording.t0; }
+
+// A datatype's size and extent, cached for the thread's last datatype (two MPI calls otherwise).
+struct DatatypeCache {
+  MPI_Datatype type;
+  std::uint64_t generation;
+  int size;
+  MPI_Aint extent;
+};
+extern RIPPLE_TLS thread_local DatatypeCache t_datatype;
+void lookup_datatype(MPI_Datatype type);  // fills t_datatype
+
+void commit(const Event& e);  // into the ring
+int comm_id(MPI_Comm comm);   // registering comm if the tracer has not seen it
+}  // namespace detail
+
+// Records one call: enter time at construction, exit time and commit at destruction. Nested MPI
+// calls made by MPI itself (or by the recorder) are not recorded.
+class Scope {
+public:
+  // `call_site` is the wrapper's return address: where the application called MPI.
+  Scope(Call call, const void* call_site) {
+    if (detail::t_depth++ != 0 || !detail::g_recording.on.load(std::memory_order_relaxed)) return;
+    recording_ = true;
+    event_.call = static_cast<std::int32_t>(call);
+    event_.rank = detail::g_recording.rank;
+    event_.iteration = detail::g_recording.iteration.load(std::memory_order_relaxed);
+    event_.call_site = reinterpret_cast<std::uint64_t>(call_site);
+    event_.t_enter = detail::now();
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+  ~Scope() {
+    --detail::t_depth;
+    if (recording_) finish();
+  }
+  [[nodiscard]] bool recording() const { return recording_; }
+  // Records the call now (for calls that do not return, MPI_Abort); nothing more is recorded.
+  void commit_now();
+  void buffer(const void* buf, int count, MPI_Datatype type) {
+    event_.count = count;
+    if (buf == MPI_IN_PLACE || type == MPI_DATATYPE_NULL) return;
+    const detail::DatatypeCache& t = detail::t_datatype;
+    if (t.type != type || t.generation != detail::g_recording.datatype_generation.load(std::memory_order_relaxed))
+      detail::lookup_datatype(type);
+    event_.buffer = reinterpret_cast<std::uint64_t>(buf);
+    event_.bytes = static_cast<std::int64_t>(count) * t.size;
+    event_.extent = static_cast<std::int64_t>(count) * t.extent;
+  }
+  void count(int n) { event_.count = n; }
+  void comm(MPI_Comm c) { event_.comm = c == MPI_COMM_WORLD ? 0 : c == MPI_COMM_NULL ? -1 : detail::comm_id(c); }
+  void peer(int rank, MPI_Comm c) {
+    if (event_.comm == 0 && rank >= 0 && rank < detail::g_recording.ranks) {  // MPI_COMM_WORLD: no translation
+      event_.peer = rank;
+      event_.same_node = detail::g_recording.on_node[rank];
+      return;
+    }
+    translate_peer(rank, c);
+  }
+  void tag(int t) { event_.tag = t; }
+  void request(const MPI_Request* r);
+  // Completion calls (generated wrappers call these around the PMPI call).
+  MPI_Status* status(MPI_Status* s);  // a status to read, even if the caller ignores it
+  MPI_Status* statuses(MPI_Status* s, int count);
+  void snapshot(const MPI_Request* requests, int count);  // handles before MPI frees them
+  void completed_one(int index, const MPI_Status* status);
+  void completed_all(int count, const MPI_Status* statuses);
+  void completed_some(int outcount, const int* indices, const MPI_Status* statuses);
+  // The call returned MPI_ERR_IN_STATUS: each status's MPI_ERROR says whether its request completed.
+  void errors_in_status() { errors_in_status_ = true; }
+  void resolve_source(const MPI_Status* status, MPI_Comm c);  // MPI_ANY_SOURCE: the actual sender
+  // The receive half of a combined call (MPI_Sendrecv): a completion record (request -1) with the
+  // actual source, tag and bytes from the status.
+  void received(int source, const MPI_Status* status, MPI_Comm c);
+  void window(MPI_Win w);        // the window's communicator becomes the event's
+  void window_peer(int target);  // a target rank of that communicator
+  void started(const MPI_Request* r, int count);
+  void forget_request(const MPI_Request* r);
+
+private:
+  void finish();  // exit time, commit, then the completion records
+  void translate_peer(int rank, MPI_Comm c);
+  void completion(int index, const MPI_Status* status);
+  Event& new_completion(int index);
+  Event event_;
+  bool recording_ = false;
+  int pending_ = 0;         // completion records waiting in the thread's scratch
+  int snapshot_count_ = 0;  // requests the completion call was given
+  bool errors_in_status_ = false;
+};
+
+}  // namespace ripple::trace

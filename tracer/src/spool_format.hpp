@@ -1,0 +1,55 @@
+#pragma once
+// The per-rank spool files in <output>.spool/ (docs/trace-format.md): what a killed run leaves on
+// disk for `ripple trace recover`. Written by the recorder, read by recover.
+#include <cstdint>
+
+#include "ripple/trace/event.hpp"
+#include "ripple/trace/sample_record.hpp"
+
+namespace ripple::trace::detail {
+
+// Header of the event spool, rank-NNNNNN.bin; raw Events follow from data_offset on (a whole block
+// after the header, so that events can be written with O_DIRECT: event_spool.hpp). The header holds
+// what `recover` needs to put the events on rank 0's clock without MPI_Finalize's second
+// synchronisation.
+struct SpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
+  std::int32_t version = 2;
+  std::int32_t event_size = sizeof(Event);
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
+  double t0 = 0;       // this rank's clock at the start (event times count from it)
+  double t0_root = 0;  // rank 0's
+  double offset = 0;   // rank 0's clock minus this rank's, at the start
+  double offset_error = 0;
+  double wall_start = 0;         // CLOCK_REALTIME seconds at t0, to relate the trace to outside events
+  std::int64_t data_offset = 0;  // where the events start in the file
+};
+
+// Header of a per-rank counter spool, rank-NNNNNN.counters beside the event spool: every counter
+// sample is appended as it is taken, so that `recover` keeps them. Then names_bytes of names and
+// status_bytes of status (Counters::names_text, status_text), then records of
+// {double time; int32 iteration; int32 unused; int64 values[values]}.
+struct CounterSpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'C', 'N', 'T', 'R', 'S'};
+  std::int32_t version = 1;
+  std::int32_t values = 0;
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
+  std::int32_t names_bytes = 0;
+  std::int32_t status_bytes = 0;
+};
+
+// Header of a per-rank sample spool, rank-NNNNNN.samples: the sampler's status text (status_bytes),
+// then raw SampleRecords (record_size bytes each) as the drains decode them.
+struct SampleSpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'S', 'M', 'P', 'L', 'S'};
+  std::int32_t version = 1;
+  std::int32_t record_size = sizeof(SampleRecord);
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
+  std::int32_t status_bytes = 0;
+  std::int32_t unused = 0;
+};
+
+}  // namespace ripple::trace::detail
