@@ -33,8 +33,9 @@ namespace ripple::trace {
 namespace detail {
 State* g_state = nullptr;
 Recording g_recording;
-RIPPLE_TLS thread_local int t_depth = 0;
-RIPPLE_TLS thread_local DatatypeCache t_datatype{MPI_DATATYPE_NULL, ~std::uint64_t{0}, 0, 0};
+RIPPLE_TLS constinit thread_local int t_depth = 0;
+// No generation matches ~0: the first lookup always asks MPI.
+RIPPLE_TLS constinit thread_local DatatypeCache t_datatype{{}, ~std::uint64_t{0}, 0, 0};
 
 void lookup_datatype(MPI_Datatype type) {
   int size = 0;

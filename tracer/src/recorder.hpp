@@ -53,7 +53,8 @@ struct Recording {
   std::atomic<std::uint64_t> datatype_generation{0};  // bumped by MPI_Type_free
 };
 extern Recording g_recording;
-extern RIPPLE_TLS thread_local int t_depth;  // > 0 inside a recorded call: MPI's own calls are not recorded
+// constinit: no dynamic initialisation, so no TLS wrapper call on each access.
+extern RIPPLE_TLS constinit thread_local int t_depth;  // > 0 inside a recorded call: MPI's own calls are not recorded
 
 inline double now() { return clock_seconds() - g_recording.t0; }
 
@@ -64,7 +65,7 @@ struct DatatypeCache {
   int size;
   MPI_Aint extent;
 };
-extern RIPPLE_TLS thread_local DatatypeCache t_datatype;
+extern RIPPLE_TLS constinit thread_local DatatypeCache t_datatype;
 void lookup_datatype(MPI_Datatype type);  // fills t_datatype
 
 void commit(const Event& e);  // into the ring
