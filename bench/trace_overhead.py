@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The tracer's cost on a 2-rank ping-pong, side by side with the same binary untraced.
 
-Reports the median added time per intercepted call (each iteration is 2 calls per rank), whether
+Reports the median added time per intercepted call (each iteration is 2 calls per rank), the same
+for the recording path alone (bench/trace_hotpath.cpp: one rank, peers MPI_PROC_NULL), whether
 10^7 events per rank are recorded without loss within the default memory bound, and the events per
 second per rank that MPI_Finalize writes.
 
@@ -29,6 +30,16 @@ def run(build, iterations, trace=None, clock="auto"):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def run_hotpath(build, trace=None):
+    """ns per call of MPI_Send/MPI_Recv to MPI_PROC_NULL on one rank (median of 5 rounds of 10^5 calls):
+    the recording path without the interconnect, and without a spool write (the ring holds them all)."""
+    cmd = ["mpirun", "-np", "1", "--bind-to", "core", os.path.join(build, "bench", "ripple_trace_hotpath"), "100000", "5"]
+    if trace:
+        cmd = cmd[:5] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[5:]
+    out = subprocess.run(cmd, check=True, env=ENV, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["ns_per_call"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
@@ -50,6 +61,13 @@ def main():
         print(f"ping-pong, {args.iterations} round trips x {args.repeats}: untraced {statistics.median(plain) / calls * 1e9:.1f} ns "
               f"per call, traced {statistics.median(traced) / calls * 1e9:.1f} ns: {added:.1f} ns added per intercepted call (median)"
               f"\n  clock: {source}\n  with RIPPLE_TRACE_CLOCK=monotonic: {added_mono:.1f} ns added")
+        hot_plain, hot_traced = [], []
+        for _ in range(args.repeats):
+            hot_plain.append(run_hotpath(args.build))
+            hot_traced.append(run_hotpath(args.build, os.path.join(work, "h.h5")))
+        print(f"recording path alone (1 rank, MPI_PROC_NULL peers, no spool write): untraced "
+              f"{statistics.median(hot_plain):.1f} ns per call, "
+              f"{statistics.median(hot_traced) - statistics.median(hot_plain):.1f} ns added (median)")
         path = os.path.join(work, "big.h5")
         r = run(args.build, args.big, path)
         with h5py.File(path, "r") as f:

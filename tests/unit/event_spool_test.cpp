@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/align/aligned_allocator.hpp>
@@ -44,6 +45,34 @@ std::vector<Event> read_back(const std::string& path, SpoolHeader& header) {
   EXPECT_EQ(in.gcount(), 0) << "a partial record at the end";
   return events;
 }
+
+off_t file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+// While it lives, files may not grow beyond `bytes` (writes beyond fail with EFBIG, not SIGXFSZ).
+class FileSizeLimit {
+public:
+  explicit FileSizeLimit(rlim_t bytes) : handler_(std::signal(SIGXFSZ, SIG_IGN)) {
+    ::getrlimit(RLIMIT_FSIZE, &old_);
+    rlimit small = old_;
+    small.rlim_cur = bytes;
+    ok_ = ::setrlimit(RLIMIT_FSIZE, &small) == 0;
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_);
+    std::signal(SIGXFSZ, handler_);
+  }
+  [[nodiscard]] bool ok() const { return ok_; }
+
+private:
+  void (*handler_)(int);
+  rlimit old_{};
+  bool ok_ = false;
+};
 
 // Records events [from, to) into the ring, as the recorder's producers do.
 void produce(Ring& ring, std::uint64_t from, std::uint64_t to) {
@@ -92,22 +121,20 @@ TEST(EventSpool, AFailedWriteCutsBackToWholeEventsCountsTheRestAndLaterAppendsFo
   ASSERT_TRUE(spool.write_header(SpoolHeader{}));
   produce(ring, 0, 100);
   ASSERT_EQ(spool.append(ring.data(), ring.size(), 100), 100u);
-  // The file may not grow beyond 130.5 events: the next append of 400 stops mid-event.
-  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit old_limit{};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  rlimit small = old_limit;
-  small.rlim_cur = static_cast<rlim_t>(EventSpool::kDataOffset) + 130 * sizeof(Event) + sizeof(Event) / 2;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  produce(ring, 100, 500);
-  const std::uint64_t released = spool.append(ring.data(), ring.size(), 500);
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  std::signal(SIGXFSZ, old_handler);
+  std::uint64_t released = 0;
+  {
+    // The file may not grow beyond 130.5 events: the next append of 400 stops mid-event.
+    const FileSizeLimit limit(static_cast<rlim_t>(EventSpool::kDataOffset) + 130 * sizeof(Event) + sizeof(Event) / 2);
+    ASSERT_TRUE(limit.ok());
+    produce(ring, 100, 500);
+    released = spool.append(ring.data(), ring.size(), 500);
+  }
   EXPECT_EQ(released, 500u) << "lost events release their slots too";
   EXPECT_TRUE(spool.failed());
   EXPECT_FALSE(spool.direct()) << "the file no longer mirrors the ring's blocks";
   EXPECT_EQ(spool.written(), 130);
   EXPECT_EQ(spool.lost(), 370);
+  EXPECT_EQ(file_size(path), EventSpool::kDataOffset + 130 * static_cast<off_t>(sizeof(Event))) << "cut back to whole events";
   // With room again, later events follow the last whole one.
   produce(ring, 500, 1500);  // at most a ring's worth, as producers wait for the spool
   EXPECT_EQ(spool.append(ring.data(), ring.size(), 1500), 1500u);
@@ -120,6 +147,39 @@ TEST(EventSpool, AFailedWriteCutsBackToWholeEventsCountsTheRestAndLaterAppendsFo
   for (std::size_t k = 0; k < events.size(); ++k) {
     const std::int64_t expected = k < 130 ? static_cast<std::int64_t>(k) : static_cast<std::int64_t>(k - 130 + 500);
     ASSERT_EQ(events[k].request, expected) << "at " << k;
+  }
+  ::unlink(path.c_str());
+}
+
+TEST(EventSpool, AFailedDirectWriteKeepsWholeEventsAndLaterAppendsFollow) {
+  const std::string path = temp_path("spool-direct-fail");
+  // Where the limit falls: inside the second direct block, on a block's end, a few records into the
+  // third block, just past the third.
+  for (const off_t room : {4096 + 1000, 2 * 4096, 2 * 4096 + 3 * 88, 3 * 4096 + 5}) {
+    Ring ring(1024);
+    EventSpool spool;
+    ASSERT_TRUE(spool.open(path));
+    ASSERT_TRUE(spool.write_header(SpoolHeader{}));
+    if (!spool.direct()) GTEST_SKIP() << ::testing::TempDir() << " refuses O_DIRECT: the direct path is not exercised here";
+    {
+      const FileSizeLimit limit(static_cast<rlim_t>(EventSpool::kDataOffset + room));
+      ASSERT_TRUE(limit.ok());
+      produce(ring, 0, 500);  // 500 * 88 bytes: ten whole blocks written directly, the end buffered
+      EXPECT_EQ(spool.append(ring.data(), ring.size(), 500), 500u);
+    }
+    const std::int64_t written = spool.written();
+    EXPECT_EQ(written, room / static_cast<off_t>(sizeof(Event))) << "room " << room;
+    EXPECT_EQ(written + spool.lost(), 500);
+    EXPECT_EQ(file_size(path), EventSpool::kDataOffset + written * static_cast<off_t>(sizeof(Event)));
+    produce(ring, 500, 1400);
+    EXPECT_EQ(spool.append(ring.data(), ring.size(), 1400), 1400u);
+    spool.close();
+    SpoolHeader back;
+    const std::vector<Event> events = read_back(path, back);
+    ASSERT_EQ(static_cast<std::int64_t>(events.size()), written + 900);
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(events.size()); ++k)
+      ASSERT_EQ(events[static_cast<std::size_t>(k)].request, k < written ? k : k - written + 500)
+          << "room " << room << " at " << k;
   }
   ::unlink(path.c_str());
 }

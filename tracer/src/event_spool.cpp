@@ -9,11 +9,19 @@
 
 namespace ripple::trace::detail {
 
+static_assert(sizeof(SpoolHeader) <= static_cast<std::size_t>(EventSpool::kDataOffset), "the header fits its block");
+static_assert(1024 * sizeof(Event) % EventSpool::kBlock == 0,
+              "a ring of 1024 (or any larger power of two) events is whole blocks");
+
 bool EventSpool::open(const std::string& path) {
   close();
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) return false;
-  direct_fd_ = ::open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);  // -1 where the file system refuses
+  // Only where a page is a block: with larger pages (64 KiB on some aarch64 and ppc64le kernels) the
+  // buffered ends would share a page-cache page with direct blocks, which every append would then
+  // have to write back and drop.
+  if (::sysconf(_SC_PAGESIZE) == static_cast<long>(kBlock))
+    direct_fd_ = ::open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);  // -1 where the file system refuses
   consumed_ = file_bytes_ = 0;
   lost_ = 0;
   failed_ = false;

@@ -194,7 +194,12 @@ void start(Call init_call) {
   const auto fit = static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event));
   std::size_t slots = 1024;
   while (slots * 2 <= fit) slots *= 2;
-  s->ring.allocate(slots);
+  bool have_ring = true;  // if not, the run goes on untraced: decided with the spool below, by all ranks
+  try {
+    s->ring.allocate(slots);
+  } catch (const std::bad_alloc&) {
+    have_ring = false;
+  }
 
   // Which world ranks share this node.
   MPI_Comm node = MPI_COMM_NULL;
@@ -234,14 +239,14 @@ void start(Call init_call) {
   char name[64];
   std::snprintf(name, sizeof name, "/rank-%06d.bin", s->rank);
   s->spool_path = s->spool_dir + name;
-  const int mine = s->spool.open(s->spool_path) ? 1 : 0;
-  const std::string why = mine != 0 ? "on another rank" : std::strerror(errno);
+  const int mine = have_ring && s->spool.open(s->spool_path) ? 1 : 0;
+  const std::string why = mine != 0   ? "on another rank"
+                          : have_ring ? std::string("cannot write the spool in '") + s->spool_dir + "': " + std::strerror(errno)
+                                      : "cannot map the event buffer (--buffer-mib)";
   int ok = mine;
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (ok == 0) {
-    if (s->rank == 0)
-      std::fprintf(stderr, "ripple trace: cannot write the spool in '%s' (%s): the run goes on untraced\n", s->spool_dir.c_str(),
-                   why.c_str());
+    if (s->rank == 0) std::fprintf(stderr, "ripple trace: not recording (%s): the run goes on untraced\n", why.c_str());
     s->spool.close();
     return;  // not active
   }
@@ -268,9 +273,10 @@ void start(Call init_call) {
   timespec wall{};
   clock_gettime(CLOCK_REALTIME, &wall);
   header.wall_start = static_cast<double>(wall.tv_sec) + 1e-9 * static_cast<double>(wall.tv_nsec);
-  if (!s->spool.write_header(header) && s->rank == 0)
-    std::fprintf(stderr, "ripple trace: cannot write the spool's header in '%s': `ripple trace recover` will not read it\n",
-                 s->spool_dir.c_str());
+  if (!s->spool.write_header(header))  // rare and rank-specific: said by the rank it happens to
+    std::fprintf(stderr,
+                 "ripple trace: rank %d cannot write its spool's header in '%s': `ripple trace recover` will not read it\n",
+                 s->rank, s->spool_dir.c_str());
   s->last_flush = 0;
   s->active = true;
   detail::g_recording.t0 = s->t0;

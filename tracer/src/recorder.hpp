@@ -43,7 +43,9 @@ void forget_window(MPI_Win win);
 void forget_datatype();
 
 namespace detail {
-// What the inline path reads. start() fills it before it sets `on`; stop() clears `on` first.
+// What the inline path reads. start() fills it (and chooses the clock: g_use_ticks) before it sets
+// `on` with release; Scope reads `on` with acquire (free on x86), so any thread that sees it set
+// sees all of that. stop() clears `on` first.
 struct Recording {
   std::atomic<bool> on{false};
   std::atomic<int> iteration{-1};  // last MPI_Pcontrol iteration marker
@@ -78,7 +80,7 @@ class Scope {
 public:
   // `call_site` is the wrapper's return address: where the application called MPI.
   Scope(Call call, const void* call_site) {
-    if (detail::t_depth++ != 0 || !detail::g_recording.on.load(std::memory_order_relaxed)) return;
+    if (detail::t_depth++ != 0 || !detail::g_recording.on.load(std::memory_order_acquire)) return;
     recording_ = true;
     event_.call = static_cast<std::int32_t>(call);
     event_.rank = detail::g_recording.rank;

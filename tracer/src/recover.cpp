@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -26,7 +27,8 @@ namespace fs = std::filesystem;
 struct RankSpool {
   detail::SpoolHeader header;
   std::vector<Event> events;
-  bool truncated = false;  // a partial record at the end (cut off mid-write)
+  bool truncated = false;    // a partial record at the end (cut off mid-write)
+  std::int64_t damaged = 0;  // records this rank cannot have written (a block that never reached the disk)
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
   // second synchronisation).
   [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
@@ -54,18 +56,33 @@ std::ifstream open_spool(const fs::path& path, Header& header, const char* magic
 RankSpool read_spool(const fs::path& path) {
   RankSpool s;
   std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
-  if (s.header.version != 2 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
-    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads version 2 with {}", path.string(),
-                                 s.header.version, s.header.event_size, sizeof(Event)));
+  if (s.header.version < 1 || s.header.version > 2 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
+    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 and 2 with {}",
+                                 path.string(), s.header.version, s.header.event_size, sizeof(Event)));
   if (s.header.ranks <= 0 || s.header.ranks > (1 << 24) || s.header.rank < 0 || s.header.rank >= s.header.ranks)
     throw InputError(fmt::format("{}: rank {} of {} in the header is impossible", path.string(), s.header.rank, s.header.ranks));
-  const std::int64_t data = s.header.data_offset;
-  if (data < static_cast<std::int64_t>(sizeof s.header) || data > (1 << 20))
+  // Version 1 had its events right after a header without data_offset.
+  const std::int64_t data =
+      s.header.version == 1 ? static_cast<std::int64_t>(offsetof(detail::SpoolHeader, data_offset)) : s.header.data_offset;
+  if (data < static_cast<std::int64_t>(offsetof(detail::SpoolHeader, data_offset)) || data > (1 << 20))
     throw InputError(fmt::format("{}: the header puts the events at byte {}, which is impossible", path.string(), data));
   in.clear();
   in.seekg(data);
+  // A record this rank cannot have written: another rank's number, or all zeros (no real record is:
+  // MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while later
+  // O_DIRECT blocks reached the disk; such records are dropped and counted as lost.
+  static constexpr Event kZero = [] {
+    Event z;
+    z.request = z.peer = z.tag = z.comm = z.iteration = 0;
+    return z;
+  }();
   Event e;
-  while (in.read(reinterpret_cast<char*>(&e), sizeof e)) s.events.push_back(e);
+  while (in.read(reinterpret_cast<char*>(&e), sizeof e)) {
+    if (e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0)
+      ++s.damaged;
+    else
+      s.events.push_back(e);
+  }
   s.truncated = in.gcount() != 0;
   return s;
 }
@@ -257,7 +274,7 @@ int recover(const std::string& input, const std::string& output) {
       all.push_back(e);
     }
     count[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(it->second.events.size());
-    lost[static_cast<std::size_t>(r)] = it->second.truncated ? 1 : 0;
+    lost[static_cast<std::size_t>(r)] = (it->second.truncated ? 1 : 0) + it->second.damaged;
     if (!it->second.events.empty()) last_wall[static_cast<std::size_t>(r)] = h.wall_start + it->second.events.back().t_exit;
   }
   namespace sc = schema;
@@ -268,7 +285,7 @@ int recover(const std::string& input, const std::string& output) {
   write_attribute(file.get(), "recovered",
                   std::string("rebuilt by ripple trace recover from the spools of a run that did not reach MPI_Finalize: "
                               "each rank's events up to its last spool flush; what it recorded after that is lost, how much "
-                              "is unknown (lost_events = -1; /ranks/lost counts cut-off records)"));
+                              "is unknown (lost_events = -1; /ranks/lost counts cut-off and unreadable records)"));
   write_attribute(file.get(), sc::kSourcesAttr,
                   std::string("{\"mpi\": \"active (recovered)\", \"counters\": \"recovered from the counter spools "
                               "where there were any (see /counters)\", \"perf\": \"recovered from the sample spools where "

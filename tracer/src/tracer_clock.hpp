@@ -21,7 +21,7 @@ inline double monotonic_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-extern bool g_use_ticks;  // set once, at MPI_Init, before any other thread reads the clock
+extern bool g_use_ticks;  // set once, at MPI_Init, before the recorder publishes g_recording.on (recorder.hpp)
 extern TickClock g_ticks;
 
 inline double clock_seconds() {
