@@ -105,6 +105,10 @@ cp -r crash.h5.spool badcounters.spool && printf 'garbage, not a counter spool h
 set +e; "$RIPPLE_BIN" trace recover badcounters.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple counter spool" err.txt && pass "damaged counter spool: $(cat err.txt)" \
   || fail "damaged counter spool rc=$rc $(cat err.txt)"
+cp -r crash.h5.spool badclock.spool && printf 'garbage, not a clock spool header, long enough' > badclock.spool/rank-000003.clock
+set +e; "$RIPPLE_BIN" trace recover badclock.spool 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "not a Ripple clock spool" err.txt && pass "damaged clock spool: $(cat err.txt)" \
+  || fail "damaged clock spool rc=$rc $(cat err.txt)"
 # A block that never reached the disk (zeros in mid-file, as after a node crash with O_DIRECT blocks
 # beyond it): its records are dropped and counted in /ranks/lost, the rest recovered as before.
 cp -r crash.h5.spool hole.spool && dd if=/dev/zero of=hole.spool/rank-000001.bin bs=4096 seek=3 count=1 conv=notrunc status=none

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace ripple::trace {
 namespace {
@@ -98,6 +100,42 @@ TEST(TickClock, ReadersNeverSeeATornMap) {
   }
   stop = true;
   writer.join();
+}
+
+TEST(TickMap, GivesEachTickTheSecondsTheClockGaveItWhenItWasRead) {
+  // The truth: what TickClock::seconds returned for a tick while the map of its time was current.
+  // A drifting reference with a step, so that the pieces differ in rate and the slew is exercised.
+  const auto ref = [](std::uint64_t tick) {
+    const double t = static_cast<double>(tick) * kTrueRate;
+    return 50.0 + t + 0.5e-6 * t * t + (t > 2.0 ? -2e-4 : 0.0);
+  };
+  TickClock c;
+  c.start(0, ref(0), kTrueRate * (1 - 1e-5));
+  std::vector<std::pair<std::uint64_t, double>> read;
+  for (int k = 1; k <= 50; ++k) {
+    const std::uint64_t tick = static_cast<std::uint64_t>(k) * kTicksPerAnchor;
+    for (std::uint64_t t = tick - kTicksPerAnchor; t < tick; t += kTicksPerAnchor / 7 + 13) read.emplace_back(t, c.seconds(t));
+    c.anchor(tick, ref(tick));
+  }
+  const TickMap map(c.segments());
+  ASSERT_EQ(map.segments().size(), 51u);
+  for (const auto& [tick, seconds] : read) ASSERT_DOUBLE_EQ(map.seconds(tick), seconds) << "tick " << tick;
+  // Out of order (another thread's event, a search back), and before the first piece: extrapolated.
+  EXPECT_DOUBLE_EQ(map.seconds(read[5].first), read[5].second);
+  EXPECT_DOUBLE_EQ(map.seconds(read.back().first), read.back().second);
+  const TickSegment first = map.segments().front();
+  EXPECT_DOUBLE_EQ(TickMap({{1000, 7.0, 1e-9}}).seconds(0), 7.0 - 1e-6);
+  EXPECT_DOUBLE_EQ(map.seconds(first.tick), first.seconds);
+  // Continuous and monotone over the whole run.
+  double last = map.seconds(0);
+  for (std::uint64_t t = 0; t < 51 * kTicksPerAnchor; t += kTicksPerAnchor / 100) {
+    const double v = map.seconds(t);
+    ASSERT_GE(v, last) << t;
+    last = v;
+  }
+  // The pieces published later than asked for.
+  EXPECT_EQ(c.segments(49).size(), 2u);
+  EXPECT_TRUE(c.segments(51).empty());
 }
 
 }  // namespace

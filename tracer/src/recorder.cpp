@@ -96,6 +96,20 @@ void spool_side(State& s) {
   s.sampler.spool_new();
 }
 
+// The clock map's new pieces (one per re-anchoring, 0.1 s), so that `recover` can convert the ticks
+// of the events spooled after them (under write_mutex).
+void spool_clock(State& s) {
+  if (s.clock_spool_fd >= 0) {
+    const std::vector<TickSegment> fresh = detail::tick_segments(s.clock_spooled);
+    const std::size_t bytes = fresh.size() * sizeof(TickSegment);
+    if (bytes > 0 && ::write(s.clock_spool_fd, fresh.data(), bytes) != static_cast<ssize_t>(bytes)) {
+      ::close(s.clock_spool_fd);  // `recover` then extrapolates the last piece it has
+      s.clock_spool_fd = -1;
+    }
+    s.clock_spooled += fresh.size();
+  }
+}
+
 // Writes the ring's new events to the spool and releases their slots. Producers keep recording
 // meanwhile: they only write slots beyond head, and reuse a slot only after tail has passed it
 // (release/acquire on head and tail). One writer at a time (write_mutex). Failed writes count as lost.
@@ -103,6 +117,7 @@ void flush() {
   State& s = *g_state;
   std::lock_guard<std::mutex> writer(s.write_mutex);
   const std::uint64_t head = s.head.load(std::memory_order_acquire);
+  spool_clock(s);  // before the events, whose ticks it converts
   s.tail.store(s.spool.append(s.ring.data(), s.ring.size(), head), std::memory_order_release);
   spool_side(s);
   s.last_flush.store(now(), std::memory_order_relaxed);
@@ -169,6 +184,13 @@ void open_counter_spool(State& s) {
   s.counter_pending.reserve(1u << 16);
 }
 
+void open_clock_spool(State& s) {
+  detail::ClockSpoolHeader h;
+  h.rank = s.rank;
+  h.ranks = s.ranks;
+  s.clock_spool_fd = open_side_spool(s, "clock", &h, sizeof h, std::string(), s.clock_spool_path);
+}
+
 void open_sample_spool(State& s) {
   if (!s.sampler.active()) return;
   detail::SampleSpoolHeader h;
@@ -227,7 +249,7 @@ void start(Call init_call) {
     // Spools of an earlier run under the same name would mix with ours in `recover`.
     for (int r = 0;; ++r) {
       char stale[64];
-      for (const char* kind : {"counters", "samples"}) {
+      for (const char* kind : {"counters", "samples", "clock"}) {
         std::snprintf(stale, sizeof stale, "/rank-%06d.%s", r, kind);
         ::unlink((s->spool_dir + stale).c_str());
       }
@@ -260,7 +282,8 @@ void start(Call init_call) {
   PMPI_Comm_dup(MPI_COMM_WORLD, &s->sync_comm);  // ping-pongs never match the application's receives
   s->sync_start = detail::measure_offset(s->rank, s->ranks);
   PMPI_Barrier(MPI_COMM_WORLD);
-  s->t0 = detail::clock_seconds();
+  s->tick0 = detail::raw_tick();
+  s->t0 = detail::tick_seconds(s->tick0);
   s->t0_root = s->t0;
   PMPI_Bcast(&s->t0_root, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   SpoolHeader header;
@@ -268,6 +291,7 @@ void start(Call init_call) {
   header.ranks = s->ranks;
   header.t0 = s->t0;
   header.t0_root = s->t0_root;
+  header.tick0 = s->tick0;
   header.offset = s->sync_start.offset;
   header.offset_error = s->sync_start.error;
   timespec wall{};
@@ -280,6 +304,7 @@ void start(Call init_call) {
   s->last_flush = 0;
   s->active = true;
   detail::g_recording.t0 = s->t0;
+  detail::g_recording.tick0 = s->tick0;
   detail::g_recording.rank = s->rank;
   detail::g_recording.ranks = s->ranks;
   detail::g_recording.on_node = s->on_node.data();
@@ -312,6 +337,7 @@ void start(Call init_call) {
   s->sample_iteration.reserve(4096);
   s->sample_values.reserve(4096 * s->counters.size());
   open_counter_spool(*s);
+  open_clock_spool(*s);
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
   const detail::SamplerConfig sampling = sampler_config();
@@ -579,14 +605,14 @@ thread_local std::vector<detail::RequestInfo> t_infos(64);  // what the handles 
 
 void Scope::commit_now() {
   if (!recording_ || !detail::g_recording.on.load(std::memory_order_relaxed)) return;
-  event_.t_exit = now();
+  event_.t_exit = detail::stamp();
   detail::commit(event_);
   recording_ = false;
 }
 
 void Scope::finish() {
   if (!detail::g_recording.on.load(std::memory_order_relaxed)) return;
-  event_.t_exit = now();
+  event_.t_exit = detail::stamp();
   detail::commit(event_);
   for (int k = 0; k < pending_; ++k) {  // after their call, so that a reader meets the call first
     Event& c = t_completions[static_cast<std::size_t>(k)];

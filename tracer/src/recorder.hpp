@@ -51,7 +51,8 @@ struct Recording {
   std::atomic<int> iteration{-1};  // last MPI_Pcontrol iteration marker
   int rank = 0, ranks = 1;
   const char* on_node = nullptr;                      // per world rank: 1 if it runs on this node
-  double t0 = 0;                                      // this rank's tracer clock at the start
+  double t0 = 0;                                      // this rank's tracer clock at the start, seconds
+  std::uint64_t tick0 = 0;                            // its raw tick: event times count from it
   std::atomic<std::uint64_t> datatype_generation{0};  // bumped by MPI_Type_free
 };
 extern Recording g_recording;
@@ -59,6 +60,9 @@ extern Recording g_recording;
 extern RIPPLE_TLS constinit thread_local int t_depth;  // > 0 inside a recorded call: MPI's own calls are not recorded
 
 inline double now() { return clock_seconds() - g_recording.t0; }
+// An event's time: raw ticks since tick0, exact in a double for 2^53 ticks (40 days of TSC). The
+// writer and `recover` turn them into seconds with the clock's map (TickMap).
+inline double stamp() { return static_cast<double>(static_cast<std::int64_t>(raw_tick() - g_recording.tick0)); }
 
 // A datatype's size and extent, cached for the thread's last datatype (two MPI calls otherwise).
 struct DatatypeCache {
@@ -86,7 +90,7 @@ public:
     event_.rank = detail::g_recording.rank;
     event_.iteration = detail::g_recording.iteration.load(std::memory_order_relaxed);
     event_.call_site = reinterpret_cast<std::uint64_t>(call_site);
-    event_.t_enter = detail::now();
+    event_.t_enter = detail::stamp();
   }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;

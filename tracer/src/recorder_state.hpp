@@ -41,8 +41,10 @@ struct State {
   EventSpool spool;  // the ring's events on disk; written by flush() under write_mutex
   // Side spools beside the event spool, written by flush() like it: counter samples (queued in
   // counter_pending by sample_counters) and the sampler's records (MemorySampler::spool_new).
-  std::string counter_spool_path, sample_spool_path;
+  std::string counter_spool_path, sample_spool_path, clock_spool_path;
   int counter_spool_fd = -1;
+  int clock_spool_fd = -1;
+  std::size_t clock_spooled = 0;  // pieces of the clock map in the clock spool
   std::mutex counter_pending_mutex;
   std::vector<char> counter_pending, counter_writing;  // records not yet spooled; flush's swap buffer
   // The record ring (a power of two of events): producers append at head, the spool writer takes
@@ -51,7 +53,8 @@ struct State {
   std::atomic<std::uint64_t> head{0}, tail{0};
   std::mutex write_mutex;  // one spool writer at a time
   std::atomic<double> last_flush{0};
-  double t0 = 0, flush_seconds = 1;    // t0: this rank's clock at the start
+  double t0 = 0, flush_seconds = 1;    // t0: this rank's clock at the start, seconds
+  std::uint64_t tick0 = 0;             // t0's raw tick: event times count ticks from it
   double t0_root = 0;                  // rank 0's t0 on rank 0's clock
   std::string clock_source;            // which clock stamps events, and why (tracer_clock.hpp)
   OffsetSample sync_start, sync_end;   // this rank's clock against rank 0's

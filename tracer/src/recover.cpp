@@ -53,11 +53,31 @@ std::ifstream open_spool(const fs::path& path, Header& header, const char* magic
   return in;
 }
 
+// The clock map a rank's version-3 spool needs: its clock spool's pieces, in order.
+TickMap read_clock_spool(const fs::path& path, int rank) {
+  detail::ClockSpoolHeader h;
+  std::ifstream in = open_spool(path, h, "RPLCLOCK", "clock spool");
+  if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(TickSegment)) || h.rank != rank)
+    throw InputError(
+        fmt::format("{}: impossible clock spool header (version {}, {}-byte records, rank {}); this ripple reads "
+                    "version 1 with {} for rank {}",
+                    path.string(), h.version, h.record_size, h.rank, sizeof(TickSegment), rank));
+  std::vector<TickSegment> pieces;
+  TickSegment p;
+  while (in.read(reinterpret_cast<char*>(&p), sizeof p)) {
+    if (!pieces.empty() && p.tick < pieces.back().tick)
+      throw InputError(fmt::format("{}: the clock's pieces are out of order", path.string()));
+    pieces.push_back(p);
+  }
+  if (pieces.empty()) throw InputError(fmt::format("{}: no clock map: the event times cannot be converted", path.string()));
+  return TickMap(std::move(pieces));
+}
+
 RankSpool read_spool(const fs::path& path) {
   RankSpool s;
   std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
-  if (s.header.version < 1 || s.header.version > 2 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
-    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 and 2 with {}",
+  if (s.header.version < 1 || s.header.version > 3 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
+    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 3 with {}",
                                  path.string(), s.header.version, s.header.event_size, sizeof(Event)));
   if (s.header.ranks <= 0 || s.header.ranks > (1 << 24) || s.header.rank < 0 || s.header.rank >= s.header.ranks)
     throw InputError(fmt::format("{}: rank {} of {} in the header is impossible", path.string(), s.header.rank, s.header.ranks));
@@ -84,6 +104,16 @@ RankSpool read_spool(const fs::path& path) {
       s.events.push_back(e);
   }
   s.truncated = in.gcount() != 0;
+  if (s.header.version >= 3) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
+    const TickMap map = read_clock_spool(fs::path(path).replace_extension(".clock"), s.header.rank);
+    const auto seconds = [&](double t) {
+      return map.seconds(s.header.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t))) - s.header.t0;
+    };
+    for (Event& ev : s.events) {
+      ev.t_enter = seconds(ev.t_enter);
+      ev.t_exit = seconds(ev.t_exit);
+    }
+  }
   return s;
 }
 

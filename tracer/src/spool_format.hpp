@@ -5,6 +5,7 @@
 
 #include "ripple/trace/event.hpp"
 #include "ripple/trace/sample_record.hpp"
+#include "ripple/trace/tick_clock.hpp"
 
 namespace ripple::trace::detail {
 
@@ -14,16 +15,29 @@ namespace ripple::trace::detail {
 // synchronisation.
 struct SpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
-  std::int32_t version = 2;
+  std::int32_t version = 3;  // 1, 2: event times in seconds since t0; 1: events right after the header
   std::int32_t event_size = sizeof(Event);
   std::int32_t rank = 0;
   std::int32_t ranks = 0;
-  double t0 = 0;       // this rank's clock at the start (event times count from it)
+  double t0 = 0;       // this rank's clock at the start, in seconds
   double t0_root = 0;  // rank 0's
   double offset = 0;   // rank 0's clock minus this rank's, at the start
   double offset_error = 0;
   double wall_start = 0;         // CLOCK_REALTIME seconds at t0, to relate the trace to outside events
   std::int64_t data_offset = 0;  // where the events start in the file
+  // Version 3: event times are raw ticks since tick0 (tracer_clock.hpp), turned into seconds by the
+  // map in the clock spool; tick0 is t0's tick.
+  std::uint64_t tick0 = 0;
+};
+
+// Header of a per-rank clock spool, rank-NNNNNN.clock: the pieces of the tick-to-seconds map
+// (TickSegment: uint64 tick, double seconds, double rate), appended as they are published.
+struct ClockSpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'C', 'L', 'O', 'C', 'K'};
+  std::int32_t version = 1;
+  std::int32_t record_size = sizeof(TickSegment);
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
 };
 
 // Header of a per-rank counter spool, rank-NNNNNN.counters beside the event spool: every counter

@@ -12,10 +12,33 @@ void TickClock::publish(std::uint64_t tick, double seconds, double rate) {
   base_seconds_.store(seconds, std::memory_order_relaxed);
   rate_.store(rate, std::memory_order_relaxed);
   seq_.store(s + 2, std::memory_order_release);
+  published_.push_back({tick, seconds, rate});
+}
+
+std::vector<TickSegment> TickClock::segments(std::size_t from) const {
+  const std::lock_guard<std::mutex> guard(writer_);
+  if (from >= published_.size()) return {};
+  return {published_.begin() + static_cast<std::ptrdiff_t>(from), published_.end()};
+}
+
+double TickMap::seconds(std::uint64_t tick) const {
+  if (segments_.empty()) return 0;
+  std::size_t k = at_ < segments_.size() ? at_ : 0;
+  if (segments_[k].tick > tick) {  // earlier than the last one: search back
+    const auto it = std::upper_bound(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(k), tick,
+                                     [](std::uint64_t t, const TickSegment& s) { return t < s.tick; });
+    k = it == segments_.begin() ? 0 : static_cast<std::size_t>(it - segments_.begin()) - 1;
+  } else {
+    while (k + 1 < segments_.size() && segments_[k + 1].tick <= tick) ++k;
+  }
+  at_ = k;
+  const TickSegment& s = segments_[k];
+  return s.seconds + static_cast<double>(static_cast<std::int64_t>(tick - s.tick)) * s.rate;
 }
 
 void TickClock::start(std::uint64_t tick, double ref, double rate) {
   const std::lock_guard<std::mutex> guard(writer_);
+  published_.clear();
   first_tick_ = last_tick_ = tick;
   first_ref_ = last_ref_ = ref;
   publish(tick, ref, rate);

@@ -209,9 +209,14 @@ bool room_for(const State& s, std::int64_t bytes) {
 bool write(State& s) {
   // Every event's times onto rank 0's clock, seconds since rank 0's start.
   const ClockModel clock(s.sync_start, s.sync_end);
+  // Events carry raw ticks since tick0 (recorder.hpp): the clock's map makes them seconds.
+  const TickMap ticks(detail::tick_segments());
+  const auto seconds = [&](double t) {
+    return ticks.seconds(s.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t)));
+  };
   const auto to_global = [&](Event& e) {
-    e.t_enter = clock.to_global(e.t_enter + s.t0) - s.t0_root;
-    e.t_exit = clock.to_global(e.t_exit + s.t0) - s.t0_root;
+    e.t_enter = clock.to_global(seconds(e.t_enter)) - s.t0_root;
+    e.t_exit = clock.to_global(seconds(e.t_exit)) - s.t0_root;
   };
   // Everything this rank recorded: the spool, then what is still buffered.
   // (flush_all has emptied the ring: its events are in the spool or counted as lost.)
@@ -323,7 +328,8 @@ void stop() {
     detail::flush_all();  // everything to the spools first: if the HDF5 write fails, nothing is lost
     s->spool.close();
     if (s->counter_spool_fd >= 0) ::close(s->counter_spool_fd);
-    s->counter_spool_fd = -1;
+    if (s->clock_spool_fd >= 0) ::close(s->clock_spool_fd);
+    s->counter_spool_fd = s->clock_spool_fd = -1;
     s->sampler.stop();               // closes the sample spool too
     s->sampler.assign_iterations();  // sorts the samples: only after they were spooled
     s->sync_end = detail::measure_offset(s->rank, s->ranks);
@@ -339,6 +345,7 @@ void stop() {
     if (written != 0) {
       ::unlink(s->spool_path.c_str());
       if (!s->counter_spool_path.empty()) ::unlink(s->counter_spool_path.c_str());
+      if (!s->clock_spool_path.empty()) ::unlink(s->clock_spool_path.c_str());
       if (!s->sample_spool_path.empty()) ::unlink(s->sample_spool_path.c_str());
       PMPI_Barrier(MPI_COMM_WORLD);
       if (s->rank == 0) ::rmdir(s->spool_dir.c_str());

@@ -74,6 +74,12 @@ std::string start_tracer_clock() {
 #endif
 }
 
+std::vector<TickSegment> tick_segments(std::size_t from) {
+  if (g_use_ticks) return g_ticks.segments(from);
+  if (from > 0) return {};
+  return {TickSegment{0, 0.0, 1e-9}};
+}
+
 void anchor_tracer_clock() {
 #if defined(__x86_64__)
   if (!g_use_ticks) return;

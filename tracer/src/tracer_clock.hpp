@@ -4,8 +4,11 @@
 // itself derives CLOCK_MONOTONIC from it (clocksource "tsc"), an event is stamped with rdtsc through
 // a TickClock that the flusher re-anchors to CLOCK_MONOTONIC every 0.1 s (tick_clock.hpp); otherwise,
 // or with RIPPLE_TRACE_CLOCK=monotonic, with clock_gettime (a vDSO call).
+#include <cstddef>
+#include <cstdint>
 #include <ctime>
 #include <string>
+#include <vector>
 
 #include "ripple/trace/tick_clock.hpp"
 
@@ -20,6 +23,11 @@ inline double monotonic_seconds() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
+inline std::uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
 
 extern bool g_use_ticks;  // set once, at MPI_Init, before the recorder publishes g_recording.on (recorder.hpp)
 extern TickClock g_ticks;
@@ -30,6 +38,23 @@ inline double clock_seconds() {
 #endif
   return monotonic_seconds();
 }
+
+// What events are stamped with: a TSC reading, or CLOCK_MONOTONIC in nanoseconds. tick_segments()
+// turns them into seconds afterwards (a TickMap), so the hot path does no arithmetic on them.
+inline std::uint64_t raw_tick() {
+#if defined(__x86_64__)
+  if (g_use_ticks) return __rdtsc();
+#endif
+  return monotonic_ns();
+}
+// A raw tick in seconds, by the map in force now.
+inline double tick_seconds(std::uint64_t tick) {
+  if (g_use_ticks) return g_ticks.seconds(tick);
+  return 1e-9 * static_cast<double>(tick);
+}
+// The map of raw ticks to seconds, from its `from`th piece on: the TickClock's pieces, or for
+// CLOCK_MONOTONIC the one piece tick * 1e-9.
+std::vector<TickSegment> tick_segments(std::size_t from = 0);
 
 // Chooses and calibrates the clock (about 5 ms); returns what the trace file says about it.
 std::string start_tracer_clock();

@@ -10,10 +10,39 @@
 // Pure arithmetic on given readings, so it is unit-tested on synthetic clocks
 // (tests/unit/tick_clock_test.cpp). Readers never block: a sequence lock, one writer at a time.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace ripple::trace {
+
+// One piece of the map: from `tick` on, seconds(t) = seconds + (t - tick) * rate.
+struct TickSegment {
+  std::uint64_t tick = 0;
+  double seconds = 0;
+  double rate = 0;
+};
+
+// The map as it was published, piece by piece, so that ticks recorded earlier become the seconds
+// TickClock::seconds gave for them then (each piece starts where the one before had got to: the
+// function is continuous and monotone). The recorder stores raw ticks and converts them with this at
+// MPI_Finalize and in `recover`, which keeps the conversion off the hot path.
+class TickMap {
+public:
+  TickMap() = default;
+  explicit TickMap(std::vector<TickSegment> segments) : segments_(std::move(segments)) {}
+  // By the last piece that starts at or before `tick` (the first one for earlier ticks). Ticks that
+  // come in nearly increasing order, as a rank's events do, cost O(1) each.
+  [[nodiscard]] double seconds(std::uint64_t tick) const;
+  [[nodiscard]] bool empty() const { return segments_.empty(); }
+  [[nodiscard]] const std::vector<TickSegment>& segments() const { return segments_; }
+
+private:
+  std::vector<TickSegment> segments_;
+  mutable std::size_t at_ = 0;  // the piece the last tick fell in
+};
 
 class TickClock {
 public:
@@ -35,6 +64,8 @@ public:
     }
   }
   [[nodiscard]] double rate() const { return rate_.load(std::memory_order_relaxed); }
+  // Every piece published so far from the `from`th on, in order (start's first).
+  [[nodiscard]] std::vector<TickSegment> segments(std::size_t from = 0) const;
 
   static constexpr double kMinInterval = 1e-3;
   // The slewed rate stays within this relative distance of the reference's rate since the start
@@ -49,7 +80,8 @@ private:
   std::atomic<std::uint64_t> base_tick_{0};
   std::atomic<double> base_seconds_{0};
   std::atomic<double> rate_{0};
-  std::mutex writer_;
+  mutable std::mutex writer_;
+  std::vector<TickSegment> published_;            // every piece, for TickMap (24 bytes per re-anchoring)
   std::uint64_t first_tick_ = 0, last_tick_ = 0;  // the start's and the last accepted reading
   double first_ref_ = 0, last_ref_ = 0;
 };
