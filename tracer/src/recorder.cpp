@@ -371,7 +371,9 @@ void flush_all() { flush(); }
 
 // One event into the ring: for a single producer no atomic read-modify-write at all. A full ring is
 // spooled at once (rare), without holding the producers' lock meanwhile.
-void commit(const Event& e) {
+// A full ring, or several producers (MPI_THREAD_MULTIPLE): under the producers' lock, spooling a
+// full ring first (without holding that lock meanwhile).
+[[gnu::noinline]] static void commit_contended(const Event& e) {
   State& s = *g_state;
   for (;;) {
     {
@@ -385,6 +387,19 @@ void commit(const Event& e) {
     }
     flush();
   }
+}
+
+void commit(const Event& e) {
+  State& s = *g_state;
+  if (!s.threaded) {  // the one producer: no lock (inlined into finish, the common caller)
+    const std::uint64_t head = s.head.load(std::memory_order_relaxed);
+    if (head - s.tail.load(std::memory_order_acquire) < s.ring.size()) [[likely]] {
+      s.ring[head & (s.ring.size() - 1)] = e;
+      s.head.store(head + 1, std::memory_order_release);
+      return;
+    }
+  }
+  commit_contended(e);
 }
 
 void sample_counters(State& s) {
@@ -597,10 +612,11 @@ std::int64_t status_bytes(const MPI_Status* status) {
 
 // Per thread: completion records of the current call, status scratch, request handles before MPI
 // overwrote them. They grow only when a call completes more requests than any before it.
-thread_local std::vector<Event> t_completions(64);
-thread_local std::vector<MPI_Status> t_statuses(64);
-thread_local std::vector<MPI_Request> t_handles(64);
-thread_local std::vector<detail::RequestInfo> t_infos(64);  // what the handles meant before the call
+RIPPLE_TLS thread_local std::vector<Event> t_completions(64);
+RIPPLE_TLS thread_local std::vector<MPI_Status> t_statuses(64);
+RIPPLE_TLS thread_local std::vector<MPI_Request> t_handles(64);
+RIPPLE_TLS thread_local std::vector<detail::RequestInfo> t_infos(64);  // what the handles meant before the call
+RIPPLE_TLS constinit thread_local MPI_Status t_status{};               // a single status (MPI_Recv, MPI_Wait): no init check
 }  // namespace
 
 void Scope::commit_now() {
@@ -624,7 +640,7 @@ void Scope::finish() {
 
 MPI_Status* Scope::status(MPI_Status* s) {
   if (!recording_ || s != MPI_STATUS_IGNORE) return s;
-  return &t_statuses[0];
+  return &t_status;
 }
 
 MPI_Status* Scope::statuses(MPI_Status* s, int count) {
