@@ -93,6 +93,21 @@ else
   echo "note: full-disk case not run (cannot mount a tmpfs here)"
 fi
 
+# A write error on one rank only (rank 0 may not grow a file beyond 64 KiB, so it fails in the
+# middle of the collective write while rank 1 goes on): every rank must stop at the same point
+# instead of waiting in HDF5's next collective forever; exit 0, the message, the spool kept.
+set +e
+timeout 120 "$MPIEXEC" -np 1 sh -c "trap '' XFSZ; ulimit -f 64; exec '$RIPPLE_BIN' trace -o limited.h5 -- '$RING_BIN' --iterations 2000 --warmup 0" \
+  : -np 1 "$RIPPLE_BIN" trace -o limited.h5 -- "$RING_BIN" --iterations 2000 --warmup 0 > limited.txt 2>&1
+rc=$?
+set -e
+if [ "$rc" -eq 0 ] && grep -q "every rank's events stay in" limited.txt && [ -d limited.h5.spool ]; then
+  "$RIPPLE_BIN" trace recover limited.h5 -o limited-recovered.h5 > /dev/null \
+    && pass "a write error on one rank: no hang, exit 0, message, spool kept and recovered" || fail "recover after a one-rank write error"
+else
+  fail "a write error on one rank: rc=$rc (124: it hung) $(grep 'ripple trace' limited.txt | tail -2)"
+fi
+
 # Damaged spools: a clear message and exit code 2, never a crash.
 mkdir -p bad.spool && printf 'garbage-not-a-spool-header-at-all-but-long-enough-to-read' > bad.spool/rank-000000.bin
 set +e; "$RIPPLE_BIN" trace recover bad.spool 2> err.txt; rc=$?; set -e

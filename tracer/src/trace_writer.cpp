@@ -16,6 +16,7 @@
 #include "recorder.hpp"
 #include "recorder_state.hpp"
 #include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/mpi_util.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
@@ -27,15 +28,40 @@ namespace {
 using detail::g_state;
 using detail::State;
 
+// An I/O error can show on some ranks only: the MPI-IO aggregator that met a full disk or a file-size
+// limit gets it, the others do not. A rank that stopped there while the others went on into HDF5's
+// next collective would leave them waiting in it forever (seen with a file-size limit on rank 0). So
+// every HDF5 step of the write is followed by an agreement: if it failed anywhere, every rank throws
+// the same AgreedError at the same point and unwinds (objects, then the file) in step.
+hid_t h5_agreed(hid_t id, const char* call) {
+  int ok = id >= 0 ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (ok == 0)
+    throw AgreedError(std::string("HDF5 call ") + call + " failed on " + (id < 0 ? "this rank" : "another rank"),
+                      Error::Kind::Runtime);
+  return id;
+}
+#define RIPPLE_H5_AGREED(call) h5_agreed((call), #call)
+
+// A helper of several HDF5 calls (attributes, provenance, the file's creation), agreed on as a whole.
+template <class Step>
+void agreed(Step&& step) {
+  run_collectively(MPI_COMM_WORLD, std::forward<Step>(step));
+}
+template <class Value>
+void agreed_attribute(hid_t obj, const std::string& name, const Value& value) {
+  agreed([&] { write_attribute(obj, name, value); });
+}
+
 // A [ranks] dataset to which every rank writes its own entry, collectively.
 void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, const void* value, int rank, int ranks) {
   const hsize_t n = static_cast<hsize_t>(ranks);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id ds(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const hsize_t start = static_cast<hsize_t>(rank), count = 1;
   RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
   H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
-  RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), value));
+  RIPPLE_H5_AGREED(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), value));
 }
 // Writes `count` elements at `start` of the 1-D dataset ds, collectively (every rank calls it, some
 // with nothing to write). HDF5 rejects a null buffer even for an empty selection, and a write to a
@@ -50,7 +76,7 @@ void write_slice(const ParallelH5File& file, hid_t ds, hid_t type, hsize_t start
     RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
   H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
   if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
-  RIPPLE_H5_CHECK(H5Dwrite(ds, type, mem.get(), space.get(), file.collective(), data != nullptr ? data : &nothing));
+  RIPPLE_H5_AGREED(H5Dwrite(ds, type, mem.get(), space.get(), file.collective(), data != nullptr ? data : &nothing));
 }
 
 void write_int64_per_rank(const ParallelH5File& f, const char* name, std::int64_t v, int rank, int ranks) {
@@ -115,15 +141,15 @@ void write_placement(const ParallelH5File& file, const State& s) {
   if (s.placement.me.node_leader != 0) offsets[static_cast<std::size_t>(s.placement.me.node)] = at;
   PMPI_Allreduce(MPI_IN_PLACE, offsets.data(), nodes, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   offsets.back() = total;
-  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const hsize_t n_offsets = offsets.size();
   H5Id off_space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
-  H5Id off(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), schema::kTopologyXmlOffset, H5T_NATIVE_INT64, off_space.get(), H5P_DEFAULT,
-                                      H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id off(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), schema::kTopologyXmlOffset, H5T_NATIVE_INT64, off_space.get(), H5P_DEFAULT,
+                                       H5P_DEFAULT, H5P_DEFAULT)));
   write_slice(file, off.get(), H5T_NATIVE_INT64, 0, s.rank == 0 ? n_offsets : 0, offsets.data());  // rank 0 has them all
   const hsize_t n_bytes = static_cast<hsize_t>(total);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_bytes, nullptr)));
-  H5Id xml(RIPPLE_H5_CHECK(
+  H5Id xml(RIPPLE_H5_AGREED(
       H5Dcreate2(file.id(), schema::kTopologyXml, H5T_NATIVE_UINT8, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_slice(file, xml.get(), H5T_NATIVE_UINT8, static_cast<hsize_t>(at), static_cast<hsize_t>(bytes),
               s.placement.node_xml.data());
@@ -139,16 +165,16 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   const bool same_width = widths[0] == -widths[1];
   const auto rows = static_cast<std::int64_t>(s.sample_time.size());
   const auto [offset, total] = rank_slice(rows, s.rank);
-  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_attribute(group.get(), "events", rank0_string(s.counters.names_text()));
-  write_attribute(group.get(), "status", rank0_string(s.counters.status_text()));
+  H5Id group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  agreed_attribute(group.get(), "events", rank0_string(s.counters.names_text()));
+  agreed_attribute(group.get(), "status", rank0_string(s.counters.status_text()));
   std::vector<double> time(s.sample_time);
   for (double& t : time) t = clock.to_global(t + s.t0) - s.t0_root;
   std::vector<std::int32_t> rank(static_cast<std::size_t>(rows), s.rank);
   const auto column = [&](const char* name, hid_t type, const void* data, hsize_t width) {
     const hsize_t dims[2] = {static_cast<hsize_t>(total), width};
     H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
-    H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+    H5Id ds(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
     const hsize_t start[2] = {static_cast<hsize_t>(offset), 0}, count[2] = {static_cast<hsize_t>(rows), width};
     if (rows == 0)
       RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
@@ -157,13 +183,13 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
     hsize_t elements = static_cast<hsize_t>(rows) * std::max<hsize_t>(width, 1);
     H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &elements, nullptr)));
     if (elements == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
-    RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), data));
+    RIPPLE_H5_AGREED(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), data));
   };
   column("/counters/time", H5T_NATIVE_DOUBLE, time.data(), 0);
   column("/counters/iteration", H5T_NATIVE_INT32, s.sample_iteration.data(), 0);
   column("/counters/rank", H5T_NATIVE_INT32, rank.data(), 0);
   if (n > 0 && same_width) column("/counters/values", H5T_NATIVE_INT64, s.sample_values.data(), n);
-  if (!same_width) write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
+  if (!same_width) agreed_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
 }
 
 // /samples: every rank's precise memory samples, collectively, times on rank 0's clock.
@@ -172,14 +198,14 @@ void write_samples(const ParallelH5File& file, State& s, const ClockModel& clock
   for (SampleRecord& r : rows) r.time = clock.to_global(r.time + s.t0) - s.t0_root;
   const auto n = static_cast<std::int64_t>(rows.size());
   const auto [offset, total] = rank_slice(n, s.rank);
-  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_attribute(group.get(), "status", rank0_string(s.sampler.status()));
-  write_attribute(group.get(), "level_names", level_names_text());
+  H5Id group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  agreed_attribute(group.get(), "status", rank0_string(s.sampler.status()));
+  agreed_attribute(group.get(), "level_names", level_names_text());
   H5Id type = sample_h5_type();
   const hsize_t all = static_cast<hsize_t>(total);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &all, nullptr)));
   H5Id ds(
-      RIPPLE_H5_CHECK(H5Dcreate2(file.id(), schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+      RIPPLE_H5_AGREED(H5Dcreate2(file.id(), schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset), static_cast<hsize_t>(n), rows.data());
   write_int64_per_rank(file, schema::kSamplesLost, s.sampler.lost(), s.rank, s.ranks);
   write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.dropped(), s.rank, s.ranks);
@@ -237,26 +263,27 @@ bool write(State& s) {
   if (!room_for(s, file_bytes)) return false;
   ParallelH5File file;
   try {
-    file = ParallelH5File::create(MPI_COMM_WORLD, s.output);
+    agreed([&] { file = ParallelH5File::create(MPI_COMM_WORLD, s.output); });
   } catch (const std::exception& e) {
     if (s.rank == 0) std::fprintf(stderr, "ripple trace: %s\n", e.what());
     return false;
   }
   namespace sc = schema;
-  write_attribute(file.id(), "schema", std::string(sc::kSchema));
-  write_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
-  write_attribute(file.id(), "events", all);
-  write_attribute(file.id(), "lost_events", lost_all);
-  write_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_json(s)));
-  write_attribute(file.id(), sc::kClockSourceAttr, rank0_string(s.clock_source));
-  write_attribute(file.id(), sc::kClockAttr,
-                  std::string("seconds since rank 0's start, on rank 0's CLOCK_MONOTONIC: each rank's offset to rank 0 "
-                              "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "
-                              "linear drift between; /ranks/clock_offset, clock_drift and clock_error give them"));
+  agreed_attribute(file.id(), "schema", std::string(sc::kSchema));
+  agreed_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
+  agreed_attribute(file.id(), "events", all);
+  agreed_attribute(file.id(), "lost_events", lost_all);
+  agreed_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_json(s)));
+  agreed_attribute(file.id(), sc::kClockSourceAttr, rank0_string(s.clock_source));
+  agreed_attribute(file.id(), sc::kClockAttr,
+                   std::string("seconds since rank 0's start, on rank 0's CLOCK_MONOTONIC: each rank's offset to rank 0 "
+                               "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "
+                               "linear drift between; /ranks/clock_offset, clock_drift and clock_error give them"));
   int argc = 0;
-  write_provenance(file.id(), collect_provenance(MPI_COMM_WORLD, argc, nullptr));
-  write_attribute(file.id(), "call_names", call_names_text());
-  H5Id ranks_group(RIPPLE_H5_CHECK(H5Gcreate2(file.id(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  const Provenance provenance = collect_provenance(MPI_COMM_WORLD, argc, nullptr);
+  agreed([&] { write_provenance(file.id(), provenance); });
+  agreed_attribute(file.id(), "call_names", call_names_text());
+  H5Id ranks_group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_int64_per_rank(file, sc::kRankOffset, offset, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankCount, total, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankLost, lost, s.rank, s.ranks);
@@ -271,7 +298,7 @@ bool write(State& s) {
   H5Id type = event_h5_type();
   const hsize_t n_all = static_cast<hsize_t>(all);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_all, nullptr)));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file.id(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id ds(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   // Rounds of at most 1 Mi events per rank, so memory stays bounded; every rank joins every round.
   constexpr std::int64_t kRound = 1 << 20;
   std::int64_t rounds = (total + kRound - 1) / kRound;
@@ -337,6 +364,8 @@ void stop() {
     int written = 0;
     try {
       written = write(*s) ? 1 : 0;
+    } catch (const AgreedError& e) {  // every rank has it: said once
+      if (s->rank == 0) std::fprintf(stderr, "ripple trace: could not write %s: %s\n", s->output.c_str(), e.what());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ripple trace: rank %d could not write %s: %s\n", s->rank, s->output.c_str(), e.what());
     }
