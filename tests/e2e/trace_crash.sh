@@ -124,6 +124,19 @@ cp -r crash.h5.spool badclock.spool && printf 'garbage, not a clock spool header
 set +e; "$RIPPLE_BIN" trace recover badclock.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple clock spool" err.txt && pass "damaged clock spool: $(cat err.txt)" \
   || fail "damaged clock spool rc=$rc $(cat err.txt)"
+# A rank whose clock map never reached the disk: its times from the start's tick rate, with a warning.
+cp -r crash.h5.spool noclock.spool && rm noclock.spool/rank-000002.clock
+"$RIPPLE_BIN" trace recover noclock.spool -o noclock.h5 > /dev/null 2> noclock.txt || fail "recover without a clock map: $(cat noclock.txt)"
+/usr/bin/python3 - crash.h5 noclock.h5 <<'PY' && grep -q "has no clock map" noclock.txt && pass "no clock map: times from the start's rate (within 1 ms), a warning" || fail "no clock map"
+import sys
+import h5py
+import numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+o, n = a["/ranks/offset"][2], a["/ranks/count"][2]
+assert n > 100 and b["/ranks/count"][2] == n
+ta, tb = a["/events"][o:o + n]["t_enter"], b["/events"][b["/ranks/offset"][2]:b["/ranks/offset"][2] + n]["t_enter"]
+assert np.abs(ta - tb).max() < 1e-3, np.abs(ta - tb).max()
+PY
 # A block that never reached the disk (zeros in mid-file, as after a node crash with O_DIRECT blocks
 # beyond it): its records are dropped and counted in /ranks/lost, the rest recovered as before.
 cp -r crash.h5.spool hole.spool && dd if=/dev/zero of=hole.spool/rank-000001.bin bs=4096 seek=3 count=1 conv=notrunc status=none

@@ -292,6 +292,8 @@ void start(Call init_call) {
   header.t0 = s->t0;
   header.t0_root = s->t0_root;
   header.tick0 = s->tick0;
+  const std::vector<TickSegment> map = detail::tick_segments();
+  header.tick_rate = map.empty() ? 0.0 : map.back().rate;
   header.offset = s->sync_start.offset;
   header.offset_error = s->sync_start.error;
   timespec wall{};
@@ -338,6 +340,7 @@ void start(Call init_call) {
   s->sample_values.reserve(4096 * s->counters.size());
   open_counter_spool(*s);
   open_clock_spool(*s);
+  spool_clock(*s);  // the map's first piece at once: a rank killed before its first flush keeps it
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
   const detail::SamplerConfig sampling = sampler_config();

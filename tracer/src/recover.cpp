@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -69,8 +70,7 @@ TickMap read_clock_spool(const fs::path& path, int rank) {
       throw InputError(fmt::format("{}: the clock's pieces are out of order", path.string()));
     pieces.push_back(p);
   }
-  if (pieces.empty()) throw InputError(fmt::format("{}: no clock map: the event times cannot be converted", path.string()));
-  return TickMap(std::move(pieces));
+  return TickMap(std::move(pieces));  // empty if no piece reached the disk
 }
 
 RankSpool read_spool(const fs::path& path) {
@@ -104,8 +104,18 @@ RankSpool read_spool(const fs::path& path) {
       s.events.push_back(e);
   }
   s.truncated = in.gcount() != 0;
-  if (s.header.version >= 3) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
-    const TickMap map = read_clock_spool(fs::path(path).replace_extension(".clock"), s.header.rank);
+  if (s.header.version >= 3 && !s.events.empty()) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
+    const fs::path clock = fs::path(path).replace_extension(".clock");
+    TickMap map;
+    if (fs::exists(clock)) map = read_clock_spool(clock, s.header.rank);
+    if (map.empty()) {  // no piece reached the disk: the start's rate, without the later re-anchorings
+      if (!(s.header.tick_rate > 0))
+        throw InputError(
+            fmt::format("{}: no clock map beside it and no rate in its header: the times cannot be converted", path.string()));
+      std::fprintf(stderr, "ripple trace recover: %s has no clock map: rank %d's times use the start's tick rate\n",
+                   path.string().c_str(), s.header.rank);
+      map = TickMap({{s.header.tick0, s.header.t0, s.header.tick_rate}});
+    }
     const auto seconds = [&](double t) {
       return map.seconds(s.header.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t))) - s.header.t0;
     };

@@ -28,6 +28,7 @@ struct SpoolHeader {
   // Version 3: event times are raw ticks since tick0 (tracer_clock.hpp), turned into seconds by the
   // map in the clock spool; tick0 is t0's tick.
   std::uint64_t tick0 = 0;
+  double tick_rate = 0;  // seconds per tick at the start: `recover`'s fallback without a clock spool
 };
 
 // Header of a per-rank clock spool, rank-NNNNNN.clock: the pieces of the tick-to-seconds map

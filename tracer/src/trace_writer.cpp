@@ -33,14 +33,29 @@ using detail::State;
 // next collective would leave them waiting in it forever (seen with a file-size limit on rank 0). So
 // every HDF5 step of the write is followed by an agreement: if it failed anywhere, every rank throws
 // the same AgreedError at the same point and unwinds (objects, then the file) in step.
-hid_t h5_agreed(hid_t id, const char* call) {
-  int ok = id >= 0 ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (ok == 0)
-    throw AgreedError(std::string("HDF5 call ") + call + " failed on " + (id < 0 ? "this rank" : "another rank"),
-                      Error::Kind::Runtime);
+[[noreturn]] void h5_disagreed(bool here, const char* call) {
+  throw AgreedError(std::string("HDF5 call ") + call + " failed on " + (here ? "this rank" : "another rank"),
+                    Error::Kind::Runtime);
+}
+bool h5_all(bool ok) {
+  int all = ok ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all != 0;
+}
+// A call that creates an object: where it worked but failed elsewhere, the object is closed again
+// before the throw (an open object would make this rank's H5Fclose refuse at once, while the failing
+// rank waits in its collective close).
+hid_t h5_agreed_id(hid_t id, const char* call) {
+  if (!h5_all(id >= 0)) {
+    if (id >= 0) H5Id{id}.reset();
+    h5_disagreed(id < 0, call);
+  }
   return id;
 }
+void h5_agreed(herr_t status, const char* call) {
+  if (!h5_all(status >= 0)) h5_disagreed(status < 0, call);
+}
+#define RIPPLE_H5_AGREED_ID(call) h5_agreed_id((call), #call)
 #define RIPPLE_H5_AGREED(call) h5_agreed((call), #call)
 
 // A helper of several HDF5 calls (attributes, provenance, the file's creation), agreed on as a whole.
@@ -57,7 +72,7 @@ void agreed_attribute(hid_t obj, const std::string& name, const Value& value) {
 void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, const void* value, int rank, int ranks) {
   const hsize_t n = static_cast<hsize_t>(ranks);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-  H5Id ds(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id ds(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const hsize_t start = static_cast<hsize_t>(rank), count = 1;
   RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
   H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
@@ -141,15 +156,15 @@ void write_placement(const ParallelH5File& file, const State& s) {
   if (s.placement.me.node_leader != 0) offsets[static_cast<std::size_t>(s.placement.me.node)] = at;
   PMPI_Allreduce(MPI_IN_PLACE, offsets.data(), nodes, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   offsets.back() = total;
-  H5Id group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const hsize_t n_offsets = offsets.size();
   H5Id off_space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
-  H5Id off(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), schema::kTopologyXmlOffset, H5T_NATIVE_INT64, off_space.get(), H5P_DEFAULT,
-                                       H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id off(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), schema::kTopologyXmlOffset, H5T_NATIVE_INT64, off_space.get(), H5P_DEFAULT,
+                                          H5P_DEFAULT, H5P_DEFAULT)));
   write_slice(file, off.get(), H5T_NATIVE_INT64, 0, s.rank == 0 ? n_offsets : 0, offsets.data());  // rank 0 has them all
   const hsize_t n_bytes = static_cast<hsize_t>(total);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_bytes, nullptr)));
-  H5Id xml(RIPPLE_H5_AGREED(
+  H5Id xml(RIPPLE_H5_AGREED_ID(
       H5Dcreate2(file.id(), schema::kTopologyXml, H5T_NATIVE_UINT8, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_slice(file, xml.get(), H5T_NATIVE_UINT8, static_cast<hsize_t>(at), static_cast<hsize_t>(bytes),
               s.placement.node_xml.data());
@@ -165,7 +180,7 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   const bool same_width = widths[0] == -widths[1];
   const auto rows = static_cast<std::int64_t>(s.sample_time.size());
   const auto [offset, total] = rank_slice(rows, s.rank);
-  H5Id group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   agreed_attribute(group.get(), "events", rank0_string(s.counters.names_text()));
   agreed_attribute(group.get(), "status", rank0_string(s.counters.status_text()));
   std::vector<double> time(s.sample_time);
@@ -174,7 +189,7 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   const auto column = [&](const char* name, hid_t type, const void* data, hsize_t width) {
     const hsize_t dims[2] = {static_cast<hsize_t>(total), width};
     H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
-    H5Id ds(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+    H5Id ds(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
     const hsize_t start[2] = {static_cast<hsize_t>(offset), 0}, count[2] = {static_cast<hsize_t>(rows), width};
     if (rows == 0)
       RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
@@ -198,14 +213,14 @@ void write_samples(const ParallelH5File& file, State& s, const ClockModel& clock
   for (SampleRecord& r : rows) r.time = clock.to_global(r.time + s.t0) - s.t0_root;
   const auto n = static_cast<std::int64_t>(rows.size());
   const auto [offset, total] = rank_slice(n, s.rank);
-  H5Id group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   agreed_attribute(group.get(), "status", rank0_string(s.sampler.status()));
   agreed_attribute(group.get(), "level_names", level_names_text());
   H5Id type = sample_h5_type();
   const hsize_t all = static_cast<hsize_t>(total);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &all, nullptr)));
-  H5Id ds(
-      RIPPLE_H5_AGREED(H5Dcreate2(file.id(), schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id ds(RIPPLE_H5_AGREED_ID(
+      H5Dcreate2(file.id(), schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset), static_cast<hsize_t>(n), rows.data());
   write_int64_per_rank(file, schema::kSamplesLost, s.sampler.lost(), s.rank, s.ranks);
   write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.dropped(), s.rank, s.ranks);
@@ -261,9 +276,17 @@ bool write(State& s) {
                             static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement));
   PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (!room_for(s, file_bytes)) return false;
+  // Rounds of at most 1 Mi events per rank, so memory stays bounded; every rank joins every round.
+  // Their buffer is allocated before the file exists: a failed allocation afterwards, on one rank,
+  // would leave the others in the next collective.
+  constexpr std::int64_t kRound = 1 << 20;
+  std::vector<Event> chunk;
   ParallelH5File file;
   try {
-    agreed([&] { file = ParallelH5File::create(MPI_COMM_WORLD, s.output); });
+    agreed([&] {
+      chunk.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(total, 0, kRound)));
+      file = ParallelH5File::create(MPI_COMM_WORLD, s.output);
+    });
   } catch (const std::exception& e) {
     if (s.rank == 0) std::fprintf(stderr, "ripple trace: %s\n", e.what());
     return false;
@@ -283,7 +306,7 @@ bool write(State& s) {
   const Provenance provenance = collect_provenance(MPI_COMM_WORLD, argc, nullptr);
   agreed([&] { write_provenance(file.id(), provenance); });
   agreed_attribute(file.id(), "call_names", call_names_text());
-  H5Id ranks_group(RIPPLE_H5_AGREED(H5Gcreate2(file.id(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id ranks_group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_int64_per_rank(file, sc::kRankOffset, offset, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankCount, total, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankLost, lost, s.rank, s.ranks);
@@ -298,14 +321,12 @@ bool write(State& s) {
   H5Id type = event_h5_type();
   const hsize_t n_all = static_cast<hsize_t>(all);
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_all, nullptr)));
-  H5Id ds(RIPPLE_H5_AGREED(H5Dcreate2(file.id(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  // Rounds of at most 1 Mi events per rank, so memory stays bounded; every rank joins every round.
-  constexpr std::int64_t kRound = 1 << 20;
+  H5Id ds(
+      RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   std::int64_t rounds = (total + kRound - 1) / kRound;
   PMPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   const int fd = ::open(s.spool_path.c_str(), O_RDONLY);
   if (fd >= 0) ::lseek(fd, detail::EventSpool::kDataOffset, SEEK_SET);
-  std::vector<Event> chunk;
   std::int64_t done = 0;
   for (std::int64_t r = 0; r < rounds; ++r) {
     const std::int64_t n = std::min<std::int64_t>(kRound, total - done);
