@@ -8,13 +8,10 @@ traced() { local np=$1 out=$2; shift 2; timeout 300 "$MPIEXEC" -np "$np" --overs
 traced 4 any.h5 anysource > any.txt 2>&1 || fail "anysource run: $(cat any.txt)"
 /usr/bin/python3 - any.h5 <<'PY' && pass "MPI_ANY_SOURCE: completions and MPI_Recv record the actual senders" || fail "anysource trace"
 import sys
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
-r0 = ev[f["/ranks/offset"][0]:f["/ranks/offset"][0] + f["/ranks/count"][0]]
-call = lambda n: r0[r0["call"] == names.index(n)]
-irecvs, completions, recvs = call("MPI_Irecv"), call("completion"), call("MPI_Recv")
+from trace_file import Trace
+t = Trace(sys.argv[1])
+r0 = t.rank(0)
+irecvs, completions, recvs = t.calls("MPI_Irecv", r0), t.calls("completion", r0), t.calls("MPI_Recv", r0)
 assert len(irecvs) == 3 and (irecvs["peer"] == -2).all()
 assert sorted(completions["peer"]) == [1, 2, 3], completions["peer"]
 assert sorted(completions["request"]) == sorted(irecvs["request"]) and (completions["bytes"] == 4).all() and (completions["tag"] == 1).all()
@@ -24,12 +21,9 @@ PY
 traced 4 split.h5 split > split.txt 2>&1 || fail "split run: $(cat split.txt)"
 /usr/bin/python3 - split.h5 <<'PY' && pass "split communicator: peers recorded as world ranks" || fail "split trace"
 import sys
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
-sends = ev[ev["call"] == names.index("MPI_Send")]
-recvs = ev[ev["call"] == names.index("MPI_Recv")]
+from trace_file import Trace
+t = Trace(sys.argv[1])
+sends, recvs = t.calls("MPI_Send"), t.calls("MPI_Recv")
 # Even half {0, 2}: world 2 sends to world 0; odd half {1, 3}: world 3 sends to world 1.
 assert sorted((int(e["rank"]), int(e["peer"])) for e in sends) == [(2, 0), (3, 1)], sends[["rank", "peer"]]
 assert sorted((int(e["rank"]), int(e["peer"])) for e in recvs) == [(0, 2), (1, 3)], recvs[["rank", "peer"]]
@@ -39,38 +33,29 @@ PY
 traced 2 freed.h5 freed > freed.txt 2>&1 || fail "freed-communicator run: $(cat freed.txt)"
 /usr/bin/python3 - freed.h5 <<'PY' && pass "a request outliving its communicator completes with the right peer; MPI_REQUEST_NULL completes nothing" || fail "freed trace"
 import sys
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
-r0 = ev[f["/ranks/offset"][0]:f["/ranks/offset"][0] + f["/ranks/count"][0]]
-done = r0[r0["call"] == names.index("completion")]
+from trace_file import Trace
+t = Trace(sys.argv[1])
+done = t.calls("completion", t.rank(0))
 assert len(done) == 1 and done["peer"][0] == 1 and done["tag"][0] == 5, done
-assert (r0["call"] == names.index("MPI_Wait")).sum() == 2
+assert len(t.calls("MPI_Wait", t.rank(0))) == 2
 PY
 
 traced 2 types.h5 types > types.txt 2>&1 || fail "datatypes run: $(cat types.txt)"
 /usr/bin/python3 - types.h5 <<'PY' && pass "each send's bytes and extent are its own datatype's after MPI_Type_free" || fail "types trace"
 import sys
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
-s = ev[ev["call"] == names.index("MPI_Send")]
-got = [(int(e["tag"]), int(e["bytes"]), int(e["extent"])) for e in s]
+from trace_file import Trace
+t = Trace(sys.argv[1])
+got = [(int(e["tag"]), int(e["bytes"]), int(e["extent"])) for e in t.calls("MPI_Send")]
 assert got == [(k, 3 * 8 * k, 3 * 8 * (2 * k - 1)) for k in range(1, 5)], got
-assert (ev["call"] == names.index("MPI_Type_free")).sum() == 8
+assert len(t.calls("MPI_Type_free")) == 8
 PY
 
 traced 4 inter.h5 inter > inter.txt 2>&1 || fail "intercommunicator run: $(cat inter.txt)"
 /usr/bin/python3 - inter.h5 <<'PY' && pass "intercommunicator peers translated through the remote group" || fail "inter trace"
 import sys
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
-s = ev[ev["call"] == names.index("MPI_Send")]
-r = ev[ev["call"] == names.index("MPI_Recv")]
+from trace_file import Trace
+t = Trace(sys.argv[1])
+s, r = t.calls("MPI_Send"), t.calls("MPI_Recv")
 assert [(int(e["rank"]), int(e["peer"])) for e in s] == [(0, 1)], s[["rank", "peer"]]
 assert [(int(e["rank"]), int(e["peer"])) for e in r] == [(1, 0)], r[["rank", "peer"]]
 PY
@@ -84,29 +69,25 @@ else
   /usr/bin/python3 - threads.h5 <<'PY' && pass "MPI_THREAD_MULTIPLE: 2 threads x 2000 exchanges per rank, nothing lost" || fail "threads trace"
 import sys
 from collections import Counter
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
-assert sum(f["/ranks/lost"][:]) == 0
+from trace_file import Trace
+t = Trace(sys.argv[1])
+assert sum(t.file["/ranks/lost"][:]) == 0
 for rank in range(2):
-    e = ev[f["/ranks/offset"][rank]:f["/ranks/offset"][rank] + f["/ranks/count"][rank]]
-    c = Counter(names[x] for x in e["call"])
+    e = t.rank(rank)
+    c = Counter(t.names[x] for x in e["call"])
     assert c["MPI_Isend"] == 4000 and c["MPI_Irecv"] == 4000 and c["MPI_Waitall"] == 4000 and c["completion"] == 8000, c
-    assert Counter(int(t) for t in e[e["call"] == names.index("MPI_Isend")]["tag"]) == {10: 2000, 11: 2000}
+    assert Counter(int(tag) for tag in t.calls("MPI_Isend", e)["tag"]) == {10: 2000, 11: 2000}
 PY
 fi
 traced 4 gaps.h5 gaps > gaps.txt 2>&1 || fail "gaps run: $(cat gaps.txt)"
 /usr/bin/python3 - gaps.h5 <<'PY' && pass "in-place collectives, one-sided targets, Sendrecv/Iprobe sources, inactive persistent requests" || fail "gaps trace"
 import sys
-from collections import Counter
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
+from trace_file import Trace
+t = Trace(sys.argv[1])
+names = t.names
 for rank in range(4):
-    e = ev[f["/ranks/offset"][rank]:f["/ranks/offset"][rank] + f["/ranks/count"][rank]]
-    one = lambda n: e[e["call"] == names.index(n)]
+    e = t.rank(rank)
+    one = lambda n: t.calls(n, e)
     # MPI_IN_PLACE: the root's (and Allgather's) contribution is counted from the receive buffer.
     assert one("MPI_Reduce")["bytes"].tolist() == [32], one("MPI_Reduce")
     assert one("MPI_Gather")["bytes"].tolist() == [32] and one("MPI_Allgather")["bytes"].tolist() == [32]
