@@ -73,23 +73,23 @@ timeout 300 "$MPIEXEC" -np 2 --oversubscribe "$RIPPLE_BIN" trace -o faults.h5 --
   "$SUBJECTS_BIN" touch 300 > faults.txt 2>&1 || fail "page-fault sampling run: $(cat faults.txt)"
 /usr/bin/python3 - faults.h5 <<'PY' && pass "page-fault samples: one per first-touched page, at its address, in its iteration, on the trace clock" || fail "page-fault samples"
 import os, sys
-import h5py
-f = h5py.File(sys.argv[1], "r")
+from trace_file import Trace
+t = Trace(sys.argv[1])
+f = t.file
 assert f["/samples"].attrs["status"].decode().startswith("active: page-faults"), f["/samples"].attrs["status"]
-names = f.attrs["call_names"].decode().split("\n")
-ev, s = f["/events"][:], f["/samples/records"][:]
+s = f["/samples/records"][:]
 assert (f["/ranks/samples_lost"][:] == 0).all() and (f["/ranks/samples_dropped"][:] == 0).all()
 page = os.sysconf("SC_PAGE_SIZE")
 for rank in range(2):
-    e = ev[f["/ranks/offset"][rank]:f["/ranks/offset"][rank] + f["/ranks/count"][rank]]
-    sr = e[e["call"] == names.index("MPI_Sendrecv")]
+    e = t.rank(rank)
+    sr = t.calls("MPI_Sendrecv", e)
     assert len(sr) == 1 and sr["extent"][0] == 300 * page, sr
     lo = int(sr["buffer"][0]); hi = lo + int(sr["extent"][0])
     mine = s[s["rank"] == rank]
     inside = mine[(mine["addr"] >= lo) & (mine["addr"] < hi)]
     assert sorted(int(a) for a in inside["addr"]) == list(range(lo, hi, page)), (len(inside), lo, hi)
     assert (inside["iteration"] == 1).all(), set(inside["iteration"])
-    marks = e[e["call"] == names.index("MPI_Pcontrol")]
+    marks = t.calls("MPI_Pcontrol", e)
     t1, t2 = marks[marks["iteration"] == 1]["t_enter"].min(), marks[marks["iteration"] == 2]["t_enter"].min()
     assert (inside["time"] >= t1).all() and (inside["time"] <= t2).all(), (inside["time"].min(), inside["time"].max(), t1, t2)
 PY

@@ -8,22 +8,20 @@ timeout 300 "$MPIEXEC" -np 4 --oversubscribe "$RIPPLE_BIN" trace -o heat.h5 -- "
 /usr/bin/python3 - heat.h5 <<'PY' && pass "heat2d trace: counts, matching sends and receives, ordered timestamps" || fail "heat2d trace checks"
 import sys
 from collections import Counter
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
-off, cnt = f["/ranks/offset"][:], f["/ranks/count"][:]
-assert len(off) == 4 and sum(f["/ranks/lost"][:]) == 0
+from trace_file import Trace
+t = Trace(sys.argv[1])
+names = t.names
+assert len(t.offset) == 4 and sum(t.file["/ranks/lost"][:]) == 0
 sends, recvs = Counter(), Counter()
 for rank in range(4):
-    e = ev[off[rank]:off[rank] + cnt[rank]]
+    e = t.rank(rank)
     calls = Counter(names[c] for c in e["call"])
     # On a 2x2 grid every rank has two neighbours; 50 iterations plus the exchange before the first.
     assert calls["MPI_Isend"] == 2 * 51 and calls["MPI_Irecv"] == 2 * 51, (rank, calls)
     assert calls["MPI_Waitall"] == 51 and calls["MPI_Pcontrol"] == 50, (rank, calls)
     assert (e["t_enter"] <= e["t_exit"]).all(), rank
     assert (e["t_enter"][1:] >= e["t_enter"][:-1]).all(), f"rank {rank}: enter times not monotone"
-    assert sorted(set(e[e["call"] == names.index("MPI_Pcontrol")]["iteration"])) == list(range(50))
+    assert sorted(set(t.calls("MPI_Pcontrol", e)["iteration"])) == list(range(50))
     for x in e:
         name = names[x["call"]]
         if name == "MPI_Isend":
@@ -37,18 +35,17 @@ timeout 300 "$MPIEXEC" -np 4 --oversubscribe -x RIPPLE_TRACE_CLOCK=monotonic "$R
   --tile 32 --grid 2x2 --iterations 50 --warmup 0 > mono.txt 2>&1 || fail "traced heat2d on CLOCK_MONOTONIC: $(cat mono.txt)"
 /usr/bin/python3 - heat.h5 mono.h5 <<'PY' && pass "clock source: TSC where usable, CLOCK_MONOTONIC when asked; both ordered" || fail "clock source checks"
 import platform, sys
-import h5py
+from trace_file import Trace
 flags = set(next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split(":")[1].split())
 source = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
 tsc = platform.machine() == "x86_64" and {"constant_tsc", "nonstop_tsc"} <= flags and source == "tsc"
 for path, want in [(sys.argv[1], "TSC at" if tsc else "CLOCK_MONOTONIC ("),
                    (sys.argv[2], "CLOCK_MONOTONIC (RIPPLE_TRACE_CLOCK=monotonic)")]:
-    f = h5py.File(path, "r")
-    got = f.attrs["clock_source"].decode()
+    t = Trace(path)
+    got = t.file.attrs["clock_source"].decode()
     assert got.startswith(want), (path, got, want)
-    ev, off, cnt = f["/events"][:], f["/ranks/offset"][:], f["/ranks/count"][:]
     for rank in range(4):
-        e = ev[off[rank]:off[rank] + cnt[rank]]
+        e = t.rank(rank)
         assert (e["t_enter"] <= e["t_exit"]).all() and (e["t_enter"][1:] >= e["t_enter"][:-1]).all(), (path, rank)
         # seconds since rank 0's start: a rank's first event may precede it by the clock offset's error
         assert -1e-3 < e["t_enter"][0] < 5 and e["t_exit"][-1] < 60, (path, rank, e["t_enter"][0], e["t_exit"][-1])
@@ -101,18 +98,17 @@ timeout 300 "$MPIEXEC" -np 2 --oversubscribe "$RIPPLE_BIN" trace -o hpcg.h5 -- "
 /usr/bin/python3 - hpcg.h5 <<'PY' && pass "hpcg trace: 11 halo exchanges (Irecv+Send+Wait) and 3 Allreduce per CG iteration" || fail "hpcg trace pattern"
 import sys
 from collections import Counter
-import h5py
-f = h5py.File(sys.argv[1], "r")
-names = f.attrs["call_names"].decode().split("\n")
-ev = f["/events"][:]
+from trace_file import Trace
+t = Trace(sys.argv[1])
+names = t.names
 for rank in range(2):
-    e = ev[f["/ranks/offset"][rank]:f["/ranks/offset"][rank] + f["/ranks/count"][rank]]
+    e = t.rank(rank)
     for it in range(49):  # the last iteration also holds what follows the solve (checks, report)
         c = Counter(names[x] for x in e[e["iteration"] == it]["call"])
         want = {"MPI_Irecv": 11, "MPI_Send": 11, "MPI_Wait": 11, "MPI_Allreduce": 3, "MPI_Pcontrol": 1, "completion": 11}
         got = {k: c[k] for k in want}
         assert got == want, (rank, it, dict(c))
-    sends = e[e["call"] == names.index("MPI_Send")]
+    sends = t.calls("MPI_Send", e)
     assert (sends["peer"] == 1 - rank).all() and (sends["tag"] == 99).all()
 PY
 "$RIPPLE_BIN" trace info hpcg.h5 > hpcg_info.txt && grep -q "50 iterations seen" hpcg_info.txt && pass "trace info shows hpcg's 50 iterations" || fail "hpcg trace info"
