@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <boost/align/aligned_allocator.hpp>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -17,10 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "event_ring.hpp"
+
 namespace ripple::trace::detail {
 namespace {
 
-using Ring = std::vector<Event, boost::alignment::aligned_allocator<Event, EventSpool::kBlock>>;
+// Rings are the recorder's own EventRing: page-aligned, as O_DIRECT needs.
 
 Event numbered(std::uint64_t k) {
   Event e;
@@ -75,13 +76,14 @@ private:
 };
 
 // Records events [from, to) into the ring, as the recorder's producers do.
-void produce(Ring& ring, std::uint64_t from, std::uint64_t to) {
+void produce(EventRing& ring, std::uint64_t from, std::uint64_t to) {
   for (std::uint64_t k = from; k < to; ++k) ring[k & (ring.size() - 1)] = numbered(k);
 }
 
 TEST(EventSpool, HoldsExactlyTheAppendedEventsAcrossBlocksAndTheRingsWrap) {
   const std::string path = temp_path("spool-exact");
-  Ring ring(1024);  // 22 blocks
+  EventRing ring;
+  ring.allocate(1024);  // 22 blocks
   EventSpool spool;
   ASSERT_TRUE(spool.open(path));
   SpoolHeader h;
@@ -115,7 +117,8 @@ TEST(EventSpool, HoldsExactlyTheAppendedEventsAcrossBlocksAndTheRingsWrap) {
 
 TEST(EventSpool, AFailedWriteCutsBackToWholeEventsCountsTheRestAndLaterAppendsFollow) {
   const std::string path = temp_path("spool-fail");
-  Ring ring(1024);
+  EventRing ring;
+  ring.allocate(1024);
   EventSpool spool;
   ASSERT_TRUE(spool.open(path));
   ASSERT_TRUE(spool.write_header(SpoolHeader{}));
@@ -156,7 +159,8 @@ TEST(EventSpool, AFailedDirectWriteKeepsWholeEventsAndLaterAppendsFollow) {
   // Where the limit falls: inside the second direct block, on a block's end, a few records into the
   // third block, just past the third.
   for (const off_t room : {4096 + 1000, 2 * 4096, 2 * 4096 + 3 * 88, 3 * 4096 + 5}) {
-    Ring ring(1024);
+    EventRing ring;
+    ring.allocate(1024);
     EventSpool spool;
     ASSERT_TRUE(spool.open(path));
     ASSERT_TRUE(spool.write_header(SpoolHeader{}));

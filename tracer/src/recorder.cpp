@@ -80,34 +80,41 @@ private:
   bool on_;
 };
 
+// Appends `bytes` to a side spool; one that fails is closed for good (-1), so that a recovered
+// trace ends that table where the file ends, with whole records only as far as they got.
+void append_side(int& fd, const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (fd >= 0 && bytes > 0) {
+    const ssize_t w = ::write(fd, p, bytes);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ::close(fd);
+      fd = -1;
+      return;
+    }
+    p += w;
+    bytes -= static_cast<std::size_t>(w);
+  }
+}
+
 // The counter and sample records queued since the last flush, to their spools (under write_mutex).
 void spool_side(State& s) {
   {
     const std::lock_guard<std::mutex> pending(s.counter_pending_mutex);
     s.counter_writing.swap(s.counter_pending);
   }
-  if (!s.counter_writing.empty() && s.counter_spool_fd >= 0 &&
-      ::write(s.counter_spool_fd, s.counter_writing.data(), s.counter_writing.size()) !=
-          static_cast<ssize_t>(s.counter_writing.size())) {
-    ::close(s.counter_spool_fd);  // a recovered trace then ends its counters here
-    s.counter_spool_fd = -1;
-  }
+  append_side(s.counter_spool_fd, s.counter_writing.data(), s.counter_writing.size());
   s.counter_writing.clear();
   s.sampler.spool_new();
 }
 
 // The clock map's new pieces (one per re-anchoring, 0.1 s), so that `recover` can convert the ticks
-// of the events spooled after them (under write_mutex).
+// of the events spooled after them (under write_mutex). Without them `recover` uses the start's rate.
 void spool_clock(State& s) {
-  if (s.clock_spool_fd >= 0) {
-    const std::vector<TickSegment> fresh = detail::tick_segments(s.clock_spooled);
-    const std::size_t bytes = fresh.size() * sizeof(TickSegment);
-    if (bytes > 0 && ::write(s.clock_spool_fd, fresh.data(), bytes) != static_cast<ssize_t>(bytes)) {
-      ::close(s.clock_spool_fd);  // `recover` then extrapolates the last piece it has
-      s.clock_spool_fd = -1;
-    }
-    s.clock_spooled += fresh.size();
-  }
+  if (s.clock_spool_fd < 0) return;
+  const std::vector<TickSegment> fresh = detail::tick_segments(s.clock_spooled);
+  append_side(s.clock_spool_fd, fresh.data(), fresh.size() * sizeof(TickSegment));
+  s.clock_spooled += fresh.size();
 }
 
 // Writes the ring's new events to the spool and releases their slots. Producers keep recording
@@ -304,7 +311,6 @@ void start(Call init_call) {
                  "ripple trace: rank %d cannot write its spool's header in '%s': `ripple trace recover` will not read it\n",
                  s->rank, s->spool_dir.c_str());
   s->last_flush = 0;
-  s->active = true;
   detail::g_recording.t0 = s->t0;
   detail::g_recording.tick0 = s->tick0;
   detail::g_recording.rank = s->rank;
@@ -315,7 +321,7 @@ void start(Call init_call) {
   // it would append the parent's events a second time).
   static const pid_t owner = ::getpid();
   std::atexit([] {
-    if (g_state != nullptr && g_state->active && ::getpid() == owner) flush();
+    if (g_state != nullptr && detail::recording() && ::getpid() == owner) flush();
   });
   // Optional sources: each records why it is missing; an unexpected failure must not end MPI_Init.
   const auto optional = [&](const char* what, auto&& start_source) {
@@ -365,15 +371,13 @@ void start(Call init_call) {
 }
 
 void abort_flush() {
-  if (g_state == nullptr || !g_state->active) return;
+  if (g_state == nullptr || !detail::recording()) return;
   flush();
 }
 
 namespace detail {
 void flush_all() { flush(); }
 
-// One event into the ring: for a single producer no atomic read-modify-write at all. A full ring is
-// spooled at once (rare), without holding the producers' lock meanwhile.
 // A full ring, or several producers (MPI_THREAD_MULTIPLE): under the producers' lock, spooling a
 // full ring first (without holding that lock meanwhile).
 [[gnu::noinline]] static void commit_contended(const Event& e) {
@@ -392,9 +396,10 @@ void flush_all() { flush(); }
   }
 }
 
+// One event into the ring: for a single producer no lock and no atomic read-modify-write at all.
 void commit(const Event& e) {
   State& s = *g_state;
-  if (!s.threaded) {  // the one producer: no lock (inlined into finish, the common caller)
+  if (!s.threaded) {
     const std::uint64_t head = s.head.load(std::memory_order_relaxed);
     if (head - s.tail.load(std::memory_order_acquire) < s.ring.size()) [[likely]] {
       s.ring[head & (s.ring.size() - 1)] = e;
@@ -421,14 +426,13 @@ void sample_counters(State& s) {
   s.sample_iteration.push_back(g_recording.iteration.load(std::memory_order_relaxed));
   s.sample_values.insert(s.sample_values.end(), v, v + n);
   if (!s.counter_spool_path.empty()) {  // queued for the next flush: no I/O in the MPI call
-    const std::int32_t record_head[4] = {0, 0, s.sample_iteration.back(), 0};
+    const detail::CounterRecordHead head{s.sample_time.back(), s.sample_iteration.back(), 0};
     const std::lock_guard<std::mutex> pending(s.counter_pending_mutex);
-    auto& q = s.counter_pending;
+    auto& q = s.counter_pending;  // its capacity survives flush's swap: after the first flushes, no allocation
     const std::size_t at = q.size();
-    q.resize(at + 16 + 8 * n);
-    std::memcpy(q.data() + at, record_head, 16);
-    std::memcpy(q.data() + at, &s.sample_time.back(), 8);  // {double time; int32 iteration; int32 unused}
-    std::memcpy(q.data() + at + 16, v, 8 * n);
+    q.resize(at + sizeof head + 8 * n);
+    std::memcpy(q.data() + at, &head, sizeof head);
+    std::memcpy(q.data() + at + sizeof head, v, 8 * n);
   }
 }
 
@@ -623,14 +627,14 @@ RIPPLE_TLS constinit thread_local MPI_Status t_status{};               // a sing
 }  // namespace
 
 void Scope::commit_now() {
-  if (!recording_ || !detail::g_recording.on.load(std::memory_order_relaxed)) return;
+  if (!recording_ || !detail::recording()) return;
   event_.t_exit = detail::stamp();
   detail::commit(event_);
   recording_ = false;
 }
 
 void Scope::finish() {
-  if (!detail::g_recording.on.load(std::memory_order_relaxed)) return;
+  if (!detail::recording()) return;
   event_.t_exit = detail::stamp();
   detail::commit(event_);
   for (int k = 0; k < pending_; ++k) {  // after their call, so that a reader meets the call first
@@ -822,7 +826,7 @@ extern "C" RIPPLE_TRACE_EXPORT int MPI_Pcontrol(const int level, ...) {
     const int iteration = va_arg(args, int);
     va_end(args);
     ripple::trace::set_iteration(iteration);
-    if (ripple::trace::detail::g_state != nullptr && ripple::trace::detail::g_state->active) {
+    if (ripple::trace::detail::g_state != nullptr && ripple::trace::detail::recording()) {
       ripple::trace::detail::State& s = *ripple::trace::detail::g_state;
       ripple::trace::detail::sample_counters(s);
       if (s.sampler.active()) {

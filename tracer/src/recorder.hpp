@@ -56,6 +56,7 @@ struct Recording {
   std::atomic<std::uint64_t> datatype_generation{0};  // bumped by MPI_Type_free
 };
 extern Recording g_recording;
+inline bool recording() { return g_recording.on.load(std::memory_order_relaxed); }  // between MPI_Init and MPI_Finalize
 // constinit: no dynamic initialisation, so no TLS wrapper call on each access.
 extern RIPPLE_TLS constinit thread_local int t_depth;  // > 0 inside a recorded call: MPI's own calls are not recorded
 

@@ -34,7 +34,6 @@ struct CommEntry {
 };
 
 struct State {
-  bool active = false;  // as g_recording.on, for the recorder's own paths
   bool threaded = false;
   int rank = 0, ranks = 1;
   std::string output, spool_dir, spool_path;

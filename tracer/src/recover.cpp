@@ -150,17 +150,16 @@ CounterSpool read_counter_spool(const fs::path& path) {
   in.read(c.names.data(), h.names_bytes);
   in.read(c.status.data(), h.status_bytes);
   if (!in) throw InputError(fmt::format("{}: truncated counter spool header", path.string()));
-  std::vector<char> record(16 + 8 * static_cast<std::size_t>(h.values));
+  constexpr std::size_t kHead = sizeof(detail::CounterRecordHead);
+  std::vector<char> record(kHead + 8 * static_cast<std::size_t>(h.values));
   while (in.read(record.data(), static_cast<std::streamsize>(record.size()))) {  // a cut-off last record is dropped
-    double t = 0;
-    std::int32_t it = 0;
-    std::memcpy(&t, record.data(), 8);
-    std::memcpy(&it, record.data() + 8, 4);
-    c.time.push_back(t);
-    c.iteration.push_back(it);
+    detail::CounterRecordHead head;
+    std::memcpy(&head, record.data(), kHead);
+    c.time.push_back(head.time);
+    c.iteration.push_back(head.iteration);
     const std::size_t at = c.values.size();
     c.values.resize(at + static_cast<std::size_t>(h.values));
-    std::memcpy(c.values.data() + at, record.data() + 16, 8 * static_cast<std::size_t>(h.values));
+    std::memcpy(c.values.data() + at, record.data() + kHead, 8 * static_cast<std::size_t>(h.values));
   }
   return c;
 }

@@ -43,8 +43,8 @@ struct ClockSpoolHeader {
 
 // Header of a per-rank counter spool, rank-NNNNNN.counters beside the event spool: every counter
 // sample is appended as it is taken, so that `recover` keeps them. Then names_bytes of names and
-// status_bytes of status (Counters::names_text, status_text), then records of
-// {double time; int32 iteration; int32 unused; int64 values[values]}.
+// status_bytes of status (Counters::names_text, status_text), then records: a CounterRecordHead and
+// int64 values[values].
 struct CounterSpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'C', 'N', 'T', 'R', 'S'};
   std::int32_t version = 1;
@@ -54,6 +54,13 @@ struct CounterSpoolHeader {
   std::int32_t names_bytes = 0;
   std::int32_t status_bytes = 0;
 };
+
+struct CounterRecordHead {
+  double time = 0;  // seconds since t0, like the counters' samples in memory
+  std::int32_t iteration = -1;
+  std::int32_t unused = 0;
+};
+static_assert(sizeof(CounterRecordHead) == 16);
 
 // Header of a per-rank sample spool, rank-NNNNNN.samples: the sampler's status text (status_bytes),
 // then raw SampleRecords (record_size bytes each) as the drains decode them.

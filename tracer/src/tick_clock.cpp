@@ -32,8 +32,7 @@ double TickMap::seconds(std::uint64_t tick) const {
     while (k + 1 < segments_.size() && segments_[k + 1].tick <= tick) ++k;
   }
   at_ = k;
-  const TickSegment& s = segments_[k];
-  return s.seconds + static_cast<double>(static_cast<std::int64_t>(tick - s.tick)) * s.rate;
+  return segments_[k].at(tick);
 }
 
 void TickClock::start(std::uint64_t tick, double ref, double rate) {

@@ -364,13 +364,10 @@ bool write(State& s) {
 void stop() {
   State* s = g_state;
   if (s == nullptr) return;
-  if (s->active) {
-    Scope scope(Call::MPI_Finalize, __builtin_return_address(0));
-  }
-  if (s->active) {
+  if (detail::recording()) {
+    { Scope scope(Call::MPI_Finalize, __builtin_return_address(0)); }
     detail::sample_counters(*s);
-    s->active = false;  // HDF5's MPI calls below are not recorded; the buffer stays in memory
-    detail::g_recording.on.store(false, std::memory_order_relaxed);
+    detail::g_recording.on.store(false, std::memory_order_relaxed);  // HDF5's MPI calls below are not recorded
     detail::stop_flusher(*s);
     s->sampler.drain();
     detail::flush_all();  // everything to the spools first: if the HDF5 write fails, nothing is lost

@@ -1,9 +1,9 @@
 #pragma once
 // The tracer's clock: seconds on CLOCK_MONOTONIC's scale, the clock the kernel stamps perf samples
 // with and the one offsets to rank 0 are measured on. Where the TSC is invariant and the kernel
-// itself derives CLOCK_MONOTONIC from it (clocksource "tsc"), an event is stamped with rdtsc through
-// a TickClock that the flusher re-anchors to CLOCK_MONOTONIC every 0.1 s (tick_clock.hpp); otherwise,
-// or with RIPPLE_TRACE_CLOCK=monotonic, with clock_gettime (a vDSO call).
+// itself derives CLOCK_MONOTONIC from it (clocksource "tsc"), events carry raw rdtsc readings and
+// a TickClock, re-anchored to CLOCK_MONOTONIC every 0.1 s by the flusher, maps them (tick_clock.hpp);
+// otherwise, or with RIPPLE_TRACE_CLOCK=monotonic, they carry clock_gettime's nanoseconds.
 #include <cstddef>
 #include <cstdint>
 #include <ctime>

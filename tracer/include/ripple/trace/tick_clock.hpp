@@ -1,7 +1,8 @@
 #pragma once
-// A cycle counter (the x86 TSC) read as seconds on a reference clock (CLOCK_MONOTONIC): the tracer's
-// hot path then stamps an event with one rdtsc and one multiply-add instead of a vDSO clock_gettime
-// (14 against 33 ns each on the development VM). The map
+// A cycle counter (the x86 TSC) read as seconds on a reference clock (CLOCK_MONOTONIC): the tracer
+// stamps events with one rdtsc (10.7 ns on the development VM, against 20 for a vDSO clock_gettime)
+// and turns the ticks into seconds afterwards, with the map's pieces as they were published
+// (TickMap); the live map serves the tracer's other clock readings. The map
 //     seconds(tick) = base_seconds + (tick - base_tick) * rate
 // is started from a short calibration and re-anchored to the reference from the flusher thread.
 // Re-anchoring keeps the map continuous at the anchor (so that timestamps stay monotone) and slews
@@ -23,6 +24,9 @@ struct TickSegment {
   std::uint64_t tick = 0;
   double seconds = 0;
   double rate = 0;
+  [[nodiscard]] double at(std::uint64_t t) const {
+    return seconds + static_cast<double>(static_cast<std::int64_t>(t - tick)) * rate;
+  }
 };
 
 // The map as it was published, piece by piece, so that ticks recorded earlier become the seconds
@@ -59,8 +63,7 @@ public:
       const double base = base_seconds_.load(std::memory_order_relaxed);
       const double rate = rate_.load(std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_acquire);
-      if ((s1 & 1u) == 0 && seq_.load(std::memory_order_relaxed) == s1)
-        return base + static_cast<double>(static_cast<std::int64_t>(tick - base_tick)) * rate;
+      if ((s1 & 1u) == 0 && seq_.load(std::memory_order_relaxed) == s1) return TickSegment{base_tick, base, rate}.at(tick);
     }
   }
   [[nodiscard]] double rate() const { return rate_.load(std::memory_order_relaxed); }
