@@ -11,6 +11,9 @@
 //   touch:     maps `pages` fresh pages (no huge pages), marks iterations 0..2 as the proxy apps do
 //              (MPI_Pcontrol(7701, it)), touches the first byte of every page in iteration 1 only,
 //              then sends the whole buffer to itself so that the trace holds its address range.
+//   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back; prints how much this
+//              process's resident memory grew from the tenth of them to the last (tracer memory
+//              that grows with the run would show here).
 #include <mpi.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -194,6 +197,29 @@ int touch(int rank, int pages) {
   return ok;
 }
 
+long resident_kib() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, f) != nullptr)
+    if (std::sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib;
+}
+
+int markers(int rank, int n) {
+  long start = -1;
+  for (int it = 0; it < n; ++it) {
+    if (it == n / 10) start = resident_kib();
+    MPI_Pcontrol(7701, it);
+  }
+  const long end = resident_kib();
+  if (start < 0 || end < 0) return 6;
+  std::printf("rank %d: resident memory grew by %ld KiB over the last %d markers\n", rank, end - start, n - n / 10);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,6 +242,8 @@ int main(int argc, char** argv) {
     rc = inter(rank);
   else if (std::strcmp(mode, "gaps") == 0)
     rc = gaps(rank, size);
+  else if (std::strcmp(mode, "markers") == 0)
+    rc = markers(rank, argc > 2 ? std::atoi(argv[2]) : 1000);
   else if (std::strcmp(mode, "touch") == 0)
     rc = touch(rank, argc > 2 ? std::atoi(argv[2]) : 256);
   else if (std::strcmp(mode, "threads") == 0) {

@@ -136,6 +136,20 @@ TEST(TickMap, GivesEachTickTheSecondsTheClockGaveItWhenItWasRead) {
   // The pieces published later than asked for.
   EXPECT_EQ(c.segments(49).size(), 2u);
   EXPECT_TRUE(c.segments(51).empty());
+  // Released pieces are forgotten; the later ones keep their numbers and values.
+  c.release(49);
+  EXPECT_EQ(c.released(), 49u);
+  ASSERT_EQ(c.segments().size(), 2u);
+  EXPECT_EQ(c.segments(50).size(), 1u);
+  EXPECT_DOUBLE_EQ(c.segments(50).front().seconds, map.segments()[50].seconds);
+  c.release(10);  // never back
+  EXPECT_EQ(c.released(), 49u);
+  c.release(100);  // no further than what was published
+  EXPECT_EQ(c.released(), 51u);
+  EXPECT_TRUE(c.segments().empty());
+  c.anchor(52 * kTicksPerAnchor, ref(52 * kTicksPerAnchor));
+  ASSERT_EQ(c.segments(51).size(), 1u);
+  EXPECT_DOUBLE_EQ(c.segments(51).front().seconds, map.seconds(52 * kTicksPerAnchor));
 }
 
 }  // namespace

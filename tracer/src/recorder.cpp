@@ -82,7 +82,7 @@ private:
 
 // Appends `bytes` to a side spool; one that fails is closed for good (-1), so that a recovered
 // trace ends that table where the file ends, with whole records only as far as they got.
-void append_side(int& fd, const void* data, std::size_t bytes) {
+bool append_side(int& fd, const void* data, std::size_t bytes) {
   const char* p = static_cast<const char*>(data);
   while (fd >= 0 && bytes > 0) {
     const ssize_t w = ::write(fd, p, bytes);
@@ -90,11 +90,12 @@ void append_side(int& fd, const void* data, std::size_t bytes) {
     if (w <= 0) {
       ::close(fd);
       fd = -1;
-      return;
+      return false;
     }
     p += w;
     bytes -= static_cast<std::size_t>(w);
   }
+  return fd >= 0;
 }
 
 // The counter and sample records queued since the last flush, to their spools (under write_mutex).
@@ -108,13 +109,15 @@ void spool_side(State& s) {
   s.sampler.spool_new();
 }
 
-// The clock map's new pieces (one per re-anchoring, 0.1 s), so that `recover` can convert the ticks
-// of the events spooled after them (under write_mutex). Without them `recover` uses the start's rate.
+// The clock map's new pieces (one per re-anchoring, 0.1 s), so that MPI_Finalize and `recover` can
+// convert the ticks of the events spooled after them (under write_mutex); spooled, they leave memory.
+// Without a clock spool they stay in memory for MPI_Finalize, and `recover` uses the start's rate.
 void spool_clock(State& s) {
   if (s.clock_spool_fd < 0) return;
   const std::vector<TickSegment> fresh = detail::tick_segments(s.clock_spooled);
-  append_side(s.clock_spool_fd, fresh.data(), fresh.size() * sizeof(TickSegment));
+  if (!append_side(s.clock_spool_fd, fresh.data(), fresh.size() * sizeof(TickSegment))) return;
   s.clock_spooled += fresh.size();
+  detail::release_tick_segments(s.clock_spooled);
 }
 
 // Writes the ring's new events to the spool and releases their slots. Producers keep recording
@@ -132,15 +135,18 @@ void flush() {
 
 // Spools what is buffered at least every flush_seconds, even while the application computes, so
 // that a killed run loses at most that much, and whenever a quarter of the ring is taken, so that
-// producers seldom find it full and write it themselves. (With O_DIRECT this thread mostly waits
-// for the disk, and takes little from a core it shares with a rank.)
+// producers seldom find it full and write it themselves, or 16 Ki memory samples wait (1 MiB).
+// (With O_DIRECT this thread mostly waits for the disk, and takes little from a core it shares
+// with a rank.)
 void flusher_loop(State* s) {
   while (!s->stop_flusher.load(std::memory_order_relaxed)) {
     std::this_thread::sleep_for(std::chrono::duration<double>(std::min(0.1, s->flush_seconds / 4)));
     s->sampler.drain();  // keeps the kernel's ring buffer from overflowing
     detail::anchor_tracer_clock();
     const std::uint64_t taken = s->head.load(std::memory_order_relaxed) - s->tail.load(std::memory_order_relaxed);
-    if (taken >= s->ring.size() / 4 || now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds) flush();
+    if (taken >= s->ring.size() / 4 || s->sampler.pending() >= (1u << 14) ||
+        now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds)
+      flush();
   }
 }
 
@@ -154,7 +160,7 @@ detail::SamplerConfig sampler_config() {
   c.event = env_or("RIPPLE_TRACE_SAMPLES", "auto");
   c.period = std::strtoull(env_or("RIPPLE_TRACE_SAMPLE_PERIOD", "4000").c_str(), nullptr, 10);
   c.ldlat = std::strtoull(env_or("RIPPLE_TRACE_LDLAT", "30").c_str(), nullptr, 10);
-  c.max_samples = std::strtoull(env_or("RIPPLE_TRACE_MAX_SAMPLES", "1048576").c_str(), nullptr, 10);
+  c.max_samples = std::strtoull(env_or("RIPPLE_TRACE_MAX_SAMPLES", "262144").c_str(), nullptr, 10);
   if (c.period == 0) c.period = 4000;
   return c;
 }
@@ -169,12 +175,15 @@ int open_side_spool(State& s, const char* kind, const void* header, std::size_t 
   std::snprintf(name, sizeof name, "/rank-%06d.%s", s.rank, kind);
   const std::string where = s.spool_dir + name;
   const int fd = ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return -1;
-  path = where;  // removed at MPI_Finalize like the event spool
-  std::string bytes(static_cast<const char*>(header), header_bytes);
-  bytes += text;
-  if (::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size())) return fd;
-  ::close(fd);
+  if (fd >= 0) {
+    path = where;  // removed at MPI_Finalize like the event spool
+    std::string bytes(static_cast<const char*>(header), header_bytes);
+    bytes += text;
+    if (::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size())) return fd;
+    ::close(fd);
+  }
+  std::fprintf(stderr, "ripple trace: rank %d cannot write %s: %s (the trace says what is missing)\n", s.rank, where.c_str(),
+               std::strerror(errno));
   return -1;
 }
 
@@ -188,6 +197,7 @@ void open_counter_spool(State& s) {
   h.names_bytes = static_cast<std::int32_t>(names.size());
   h.status_bytes = static_cast<std::int32_t>(status.size());
   s.counter_spool_fd = open_side_spool(s, "counters", &h, sizeof h, names + status, s.counter_spool_path);
+  s.counter_data_offset = static_cast<std::int64_t>(sizeof h + names.size() + status.size());
   s.counter_pending.reserve(1u << 16);
 }
 
@@ -205,7 +215,11 @@ void open_sample_spool(State& s) {
   h.ranks = s.ranks;
   h.status_bytes = static_cast<std::int32_t>(s.sampler.status().size());
   const int fd = open_side_spool(s, "samples", &h, sizeof h, s.sampler.status(), s.sample_spool_path);
-  if (fd >= 0) s.sampler.spool_to(fd);
+  s.sample_data_offset = static_cast<std::int64_t>(sizeof h + s.sampler.status().size());
+  if (fd >= 0)
+    s.sampler.spool_to(fd);
+  else  // its samples would have nowhere to go
+    s.sampler.disable("cannot write the sample spool in " + s.spool_dir);
 }
 
 void start(Call init_call) {
@@ -341,9 +355,6 @@ void start(Call init_call) {
     s->counters.start_uncore(uncore != nullptr ? detail::split_event_list(uncore) : detail::default_uncore_events(),
                              s->placement.me.socket_leader != 0, s->placement.package_cpus);
   });
-  s->sample_time.reserve(4096);
-  s->sample_iteration.reserve(4096);
-  s->sample_values.reserve(4096 * s->counters.size());
   open_counter_spool(*s);
   open_clock_spool(*s);
   spool_clock(*s);  // the map's first piece at once: a rank killed before its first flush keeps it
@@ -421,19 +432,22 @@ void sample_counters(State& s) {
     v = wide.data();
   }
   s.counters.read(v);
-  const Guard guard(s);
-  s.sample_time.push_back(now());
-  s.sample_iteration.push_back(g_recording.iteration.load(std::memory_order_relaxed));
-  s.sample_values.insert(s.sample_values.end(), v, v + n);
-  if (!s.counter_spool_path.empty()) {  // queued for the next flush: no I/O in the MPI call
-    const detail::CounterRecordHead head{s.sample_time.back(), s.sample_iteration.back(), 0};
+  const detail::CounterRecordHead head{now(), g_recording.iteration.load(std::memory_order_relaxed), 0};
+  bool full = false;
+  {
     const std::lock_guard<std::mutex> pending(s.counter_pending_mutex);
-    auto& q = s.counter_pending;  // its capacity survives flush's swap: after the first flushes, no allocation
+    ++s.counter_samples;
+    if (s.counter_spool_path.empty()) return;  // no spool: lost, and counted so at MPI_Finalize
+    // Queued for the next flush: no I/O in the MPI call. The queue's capacity survives flush's swap:
+    // after the first flushes, no allocation.
+    auto& q = s.counter_pending;
     const std::size_t at = q.size();
     q.resize(at + sizeof head + 8 * n);
     std::memcpy(q.data() + at, &head, sizeof head);
     std::memcpy(q.data() + at + sizeof head, v, 8 * n);
+    full = q.size() >= State::kCounterQueueBytes;
   }
+  if (full) flush();  // markers faster than the flusher: spooled at once, like a full ring, so memory stays bounded
 }
 
 void stop_flusher(State& s) {

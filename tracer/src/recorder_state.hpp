@@ -39,13 +39,17 @@ struct State {
   std::string output, spool_dir, spool_path;
   EventSpool spool;  // the ring's events on disk; written by flush() under write_mutex
   // Side spools beside the event spool, written by flush() like it: counter samples (queued in
-  // counter_pending by sample_counters) and the sampler's records (MemorySampler::spool_new).
+  // counter_pending by sample_counters), the sampler's records (MemorySampler::spool_new) and the
+  // clock map's pieces. Memory holds only what the next flush spools; MPI_Finalize reads them back.
   std::string counter_spool_path, sample_spool_path, clock_spool_path;
+  std::int64_t counter_data_offset = 0, sample_data_offset = 0;  // where their records start
   int counter_spool_fd = -1;
   int clock_spool_fd = -1;
-  std::size_t clock_spooled = 0;  // pieces of the clock map in the clock spool
+  std::size_t clock_spooled = 0;  // pieces of the clock map in the clock spool (released from memory)
   std::mutex counter_pending_mutex;
-  std::vector<char> counter_pending, counter_writing;  // records not yet spooled; flush's swap buffer
+  std::vector<char> counter_pending, counter_writing;         // records not yet spooled; flush's swap buffer
+  static constexpr std::size_t kCounterQueueBytes = 1 << 18;  // counter_pending is spooled at once beyond this
+  std::int64_t counter_samples = 0;                           // taken; those not in the counter spool at the end are lost
   // The record ring (a power of two of events): producers append at head, the spool writer takes
   // [tail, head). Free-running counters; slot = counter & (ring.size() - 1).
   EventRing ring;  // page-aligned: the spool writes it with O_DIRECT
@@ -66,12 +70,9 @@ struct State {
   std::vector<char> on_node;                     // per world rank
   std::int64_t next_request = 0;
   RequestTable requests;
-  PlacementInfo placement;          // probed at MPI_Init
-  Counters counters;                // read at MPI_Init, every iteration marker and MPI_Finalize
-  MemorySampler sampler;            // drained by the flusher, at iteration markers and at MPI_Finalize
-  std::vector<double> sample_time;  // tracer clock, like event times
-  std::vector<std::int32_t> sample_iteration;
-  std::vector<std::int64_t> sample_values;   // counters.size() per sample
+  PlacementInfo placement;                   // probed at MPI_Init
+  Counters counters;                         // read at MPI_Init, every iteration marker and MPI_Finalize
+  MemorySampler sampler;                     // drained by the flusher, at iteration markers and at MPI_Finalize
   std::atomic_flag lock = ATOMIC_FLAG_INIT;  // with MPI_THREAD_MULTIPLE: one producer at a time, request table
   std::thread flusher;                       // spools the buffer at least every flush_seconds
   std::atomic<bool> stop_flusher{false};

@@ -19,6 +19,7 @@
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
+#include "spool_reader.hpp"
 
 namespace ripple::trace {
 namespace {
@@ -63,13 +64,11 @@ TickMap read_clock_spool(const fs::path& path, int rank) {
         fmt::format("{}: impossible clock spool header (version {}, {}-byte records, rank {}); this ripple reads "
                     "version 1 with {} for rank {}",
                     path.string(), h.version, h.record_size, h.rank, sizeof(TickSegment), rank));
-  std::vector<TickSegment> pieces;
-  TickSegment p;
-  while (in.read(reinterpret_cast<char*>(&p), sizeof p)) {
-    if (!pieces.empty() && p.tick < pieces.back().tick)
+  in.close();
+  std::vector<TickSegment> pieces = detail::read_all_records<TickSegment>(path, sizeof h);
+  for (std::size_t k = 1; k < pieces.size(); ++k)
+    if (pieces[k].tick < pieces[k - 1].tick)
       throw InputError(fmt::format("{}: the clock's pieces are out of order", path.string()));
-    pieces.push_back(p);
-  }
   return TickMap(std::move(pieces));  // empty if no piece reached the disk
 }
 
@@ -86,8 +85,7 @@ RankSpool read_spool(const fs::path& path) {
       s.header.version == 1 ? static_cast<std::int64_t>(offsetof(detail::SpoolHeader, data_offset)) : s.header.data_offset;
   if (data < static_cast<std::int64_t>(offsetof(detail::SpoolHeader, data_offset)) || data > (1 << 20))
     throw InputError(fmt::format("{}: the header puts the events at byte {}, which is impossible", path.string(), data));
-  in.clear();
-  in.seekg(data);
+  in.close();
   // A record this rank cannot have written: another rank's number, or all zeros (no real record is:
   // MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while later
   // O_DIRECT blocks reached the disk; such records are dropped and counted as lost.
@@ -96,14 +94,12 @@ RankSpool read_spool(const fs::path& path) {
     z.request = z.peer = z.tag = z.comm = z.iteration = 0;
     return z;
   }();
-  Event e;
-  while (in.read(reinterpret_cast<char*>(&e), sizeof e)) {
-    if (e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0)
-      ++s.damaged;
-    else
-      s.events.push_back(e);
-  }
-  s.truncated = in.gcount() != 0;
+  s.events = detail::read_all_records<Event>(path, data, &s.truncated);
+  const auto damaged = std::remove_if(s.events.begin(), s.events.end(), [&](const Event& e) {
+    return e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0;
+  });
+  s.damaged = s.events.end() - damaged;
+  s.events.erase(damaged, s.events.end());
   if (s.header.version >= 3 && !s.events.empty()) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
     const fs::path clock = fs::path(path).replace_extension(".clock");
     TickMap map;
@@ -151,15 +147,22 @@ CounterSpool read_counter_spool(const fs::path& path) {
   in.read(c.status.data(), h.status_bytes);
   if (!in) throw InputError(fmt::format("{}: truncated counter spool header", path.string()));
   constexpr std::size_t kHead = sizeof(detail::CounterRecordHead);
-  std::vector<char> record(kHead + 8 * static_cast<std::size_t>(h.values));
-  while (in.read(record.data(), static_cast<std::streamsize>(record.size()))) {  // a cut-off last record is dropped
+  const std::size_t record_bytes = kHead + 8 * static_cast<std::size_t>(h.values);
+  const auto data = static_cast<std::int64_t>(sizeof h) + h.names_bytes + h.status_bytes;
+  in.close();
+  detail::SpoolRecords records;  // a cut-off last record is dropped
+  if (!records.open(path, data, record_bytes)) throw InputError(fmt::format("{}: cannot read", path.string()));
+  std::vector<char> all(static_cast<std::size_t>(records.records()) * record_bytes);
+  const std::size_t rows = records.read(all.data(), static_cast<std::size_t>(records.records()));
+  for (std::size_t k = 0; k < rows; ++k) {
+    const char* record = all.data() + k * record_bytes;
     detail::CounterRecordHead head;
-    std::memcpy(&head, record.data(), kHead);
+    std::memcpy(&head, record, kHead);
     c.time.push_back(head.time);
     c.iteration.push_back(head.iteration);
     const std::size_t at = c.values.size();
     c.values.resize(at + static_cast<std::size_t>(h.values));
-    std::memcpy(c.values.data() + at, record.data() + kHead, 8 * static_cast<std::size_t>(h.values));
+    std::memcpy(c.values.data() + at, record + kHead, 8 * static_cast<std::size_t>(h.values));
   }
   return c;
 }
@@ -215,21 +218,23 @@ SampleSpool read_sample_spool(const fs::path& path) {
   SampleSpool s;
   std::ifstream in = open_spool(path, s.header, "RPLSMPLS", "sample spool");
   const auto& h = s.header;
-  if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(SampleRecord)) || h.status_bytes < 0 ||
+  if (h.version < 1 || h.version > 2 || h.record_size != static_cast<std::int32_t>(sizeof(SampleRecord)) || h.status_bytes < 0 ||
       h.status_bytes > (1 << 20) || h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
-    throw InputError(fmt::format(
-        "{}: impossible sample spool header (version {}, {}-byte records, rank {} of {}); this ripple reads version 1 with {}",
-        path.string(), h.version, h.record_size, h.rank, h.ranks, sizeof(SampleRecord)));
+    throw InputError(
+        fmt::format("{}: impossible sample spool header (version {}, {}-byte records, rank {} of {}); this ripple reads versions "
+                    "1 and 2 with {}",
+                    path.string(), h.version, h.record_size, h.rank, h.ranks, sizeof(SampleRecord)));
   s.status.resize(static_cast<std::size_t>(h.status_bytes));
   in.read(s.status.data(), h.status_bytes);
   if (!in) throw InputError(fmt::format("{}: truncated sample spool header", path.string()));
-  SampleRecord rec;
-  while (in.read(reinterpret_cast<char*>(&rec), sizeof rec)) s.records.push_back(rec);  // a cut-off record is dropped
+  in.close();
+  s.records = detail::read_all_records<SampleRecord>(path, static_cast<std::int64_t>(sizeof h) + h.status_bytes);
   return s;
 }
 
-// /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, iterations from
-// the rank's recovered iteration markers (MPI_Pcontrol events), losses unknown (-1).
+// /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, losses
+// unknown (-1). Version 2 records carry their iteration; version 1 records get it from the rank's
+// recovered iteration markers (MPI_Pcontrol events).
 void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks) {
   std::map<int, SampleSpool> found;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -242,15 +247,19 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
   std::vector<SampleRecord> rows;
   for (auto& [rank, s] : found) {
     const RankSpool& events = spools.at(rank);
-    std::vector<std::pair<double, std::int32_t>> marks;  // on the rank's own clock, like the records
-    for (const Event& e : events.events)
-      if (e.call == pcontrol) marks.emplace_back(e.t_enter, e.iteration);
-    std::sort(s.records.begin(), s.records.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
-    std::size_t m = 0;
-    std::int32_t iteration = -1;
+    if (s.header.version == 1) {
+      std::vector<std::pair<double, std::int32_t>> marks;  // on the rank's own clock, like the records
+      for (const Event& e : events.events)
+        if (e.call == pcontrol) marks.emplace_back(e.t_enter, e.iteration);
+      std::sort(s.records.begin(), s.records.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
+      std::size_t m = 0;
+      std::int32_t iteration = -1;
+      for (SampleRecord& r : s.records) {
+        while (m < marks.size() && marks[m].first <= r.time) iteration = marks[m++].second;
+        r.iteration = iteration;
+      }
+    }
     for (SampleRecord r : s.records) {
-      while (m < marks.size() && marks[m].first <= r.time) iteration = marks[m++].second;
-      r.iteration = iteration;
       r.time = events.to_root(r.time);
       rows.push_back(r);
     }

@@ -178,10 +178,8 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
 
 void MemorySampler::keep(const MemorySample& s, void* self) {
   auto& m = *static_cast<MemorySampler*>(self);
-  if (m.samples_.size() >= m.max_samples_) {
-    ++m.dropped_;
-    return;
-  }
+  ++m.decoded_;
+  if (m.pending_.size() >= m.max_samples_) return;  // dropped: decoded() minus the spooled counts it
   SampleRecord r;
   r.time = static_cast<double>(s.time) * 1e-9 + m.offset_;
   r.ip = s.ip;
@@ -194,7 +192,13 @@ void MemorySampler::keep(const MemorySample& s, void* self) {
   const DataSource src = decode_data_src(s.data_src);
   r.level = static_cast<std::int32_t>(src.level);
   r.hit = src.hit ? 1 : src.miss ? 0 : -1;
-  m.samples_.push_back(r);
+  r.iteration = m.before_;  // the last marker at or before the sample, usually the newest
+  for (auto it = m.marks_.rbegin(); it != m.marks_.rend(); ++it)
+    if (it->first <= r.time) {
+      r.iteration = it->second;
+      break;
+    }
+  m.pending_.push_back(r);
 }
 
 void MemorySampler::drain() {
@@ -216,39 +220,47 @@ void MemorySampler::drain() {
 void MemorySampler::spool_to(int fd) {
   std::lock_guard<std::mutex> guard(mutex_);
   spool_fd_ = fd;
-  spooled_ = samples_.size();
 }
 
 void MemorySampler::spool_new() {
   std::vector<SampleRecord> fresh;
   {
-    std::lock_guard<std::mutex> guard(mutex_);  // copied out: a drain at a marker never waits for the write
-    if (spool_fd_ < 0 || spooled_ == samples_.size()) return;
-    fresh.assign(samples_.begin() + static_cast<std::ptrdiff_t>(spooled_), samples_.end());
-    spooled_ = samples_.size();
+    std::lock_guard<std::mutex> guard(mutex_);  // taken out: a drain at a marker never waits for the write
+    fresh.swap(pending_);
+    pending_.reserve(fresh.capacity());  // the same room again, allocated outside the MPI calls
   }
-  const std::size_t bytes = fresh.size() * sizeof(SampleRecord);
-  if (::write(spool_fd_, fresh.data(), bytes) != static_cast<ssize_t>(bytes)) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    ::close(spool_fd_);  // a recovered trace then ends its samples here
-    spool_fd_ = -1;
+  if (fresh.empty() || spool_failed_ || spool_fd_ < 0) return;  // dropped: counted at MPI_Finalize
+  const char* p = reinterpret_cast<const char*>(fresh.data());
+  std::size_t bytes = fresh.size() * sizeof(SampleRecord);
+  while (bytes > 0) {
+    const ssize_t w = ::write(spool_fd_, p, bytes);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      spool_failed_ = true;  // the spool ends here, with whole records as far as they got
+      return;
+    }
+    p += w;
+    bytes -= static_cast<std::size_t>(w);
   }
+}
+
+std::size_t MemorySampler::pending() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return pending_.size();
 }
 
 void MemorySampler::mark(double t, int iteration) {
   std::lock_guard<std::mutex> guard(mutex_);
+  if (marks_.size() == kMarks) {
+    before_ = marks_.front().second;
+    marks_.erase(marks_.begin());
+  }
   marks_.emplace_back(t, iteration);
 }
 
-void MemorySampler::assign_iterations() {
-  std::lock_guard<std::mutex> guard(mutex_);
-  std::sort(samples_.begin(), samples_.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
-  std::size_t m = 0;
-  int iteration = -1;
-  for (SampleRecord& s : samples_) {
-    while (m < marks_.size() && marks_[m].first <= s.time) iteration = marks_[m++].second;
-    s.iteration = iteration;
-  }
+void MemorySampler::disable(const std::string& why) {
+  stop();
+  status_ = "unavailable: " + why;
 }
 
 void MemorySampler::stop() {

@@ -4,8 +4,10 @@
 // `mem-loads-aux` where the core needs it) or AMD IBS op; or, for tests and first-touch studies, a
 // Linux software event such as page-faults. No signals: the ring buffer is drained by header size
 // (perf_decoder) from the recorder's flusher thread, at iteration markers and at MPI_Finalize.
-// Sample times come from CLOCK_MONOTONIC, the tracer's own clock (the kernel stamps them). If the event cannot be opened the
-// reason is kept and the run goes on.
+// Sample times come from CLOCK_MONOTONIC, the tracer's own clock (the kernel stamps them). Each
+// sample gets its iteration as it is decoded and waits in memory only until the recorder's next
+// flush spools it; MPI_Finalize reads the spool back. If the event cannot be opened the reason is
+// kept and the run goes on.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -18,11 +20,11 @@
 namespace ripple::trace::detail {
 
 struct SamplerConfig {
-  std::string event = "auto";   // auto | off | mem-loads | ibs_op | page-faults | minor-faults | major-faults
-  std::uint64_t period = 4000;  // events between samples (software events: faults)
-  std::uint64_t ldlat = 30;     // PEBS load-latency threshold in cycles
-  std::size_t max_samples = 1u << 20;
-  std::size_t ring_pages = 256;  // data pages of the ring buffer (a power of two): 1 MiB
+  std::string event = "auto";          // auto | off | mem-loads | ibs_op | page-faults | minor-faults | major-faults
+  std::uint64_t period = 4000;         // events between samples (software events: faults)
+  std::uint64_t ldlat = 30;            // PEBS load-latency threshold in cycles
+  std::size_t max_samples = 1u << 18;  // decoded samples waiting for the spool; more are dropped
+  std::size_t ring_pages = 256;        // data pages of the ring buffer (a power of two): 1 MiB
   std::string sysfs = "/sys/bus/event_source/devices";
 };
 
@@ -42,19 +44,19 @@ public:
   // An iteration marker at tracer time t: samples after it belong to `iteration`.
   void mark(double t, int iteration);
   // Spools to `fd` from now on: each spool_new() appends the samples decoded since the last (raw
-  // SampleRecords), so that a killed run keeps them for `ripple trace recover`. The recorder calls it
-  // from its flush, with the event spool; a failed write stops spooling.
+  // SampleRecords) and forgets them. The recorder calls it from its flush, with the event spool.
+  // Without a spool, or after a failed write, decoded samples are dropped.
   void spool_to(int fd);
   void spool_new();
   void stop();
+  // Stops sampling for good: `why` becomes the status.
+  void disable(const std::string& why);
 
   [[nodiscard]] bool active() const { return fd_ >= 0; }
   [[nodiscard]] const std::string& status() const { return status_; }  // "active: ..." or "unavailable: ..."
-  [[nodiscard]] const std::vector<SampleRecord>& samples() const { return samples_; }
-  [[nodiscard]] std::int64_t lost() const { return lost_; }        // reported lost by the kernel
-  [[nodiscard]] std::int64_t dropped() const { return dropped_; }  // beyond max_samples
-  // Assigns each sample the iteration of the last marker before it.
-  void assign_iterations();
+  [[nodiscard]] std::int64_t lost() const { return lost_; }            // reported lost by the kernel
+  [[nodiscard]] std::int64_t decoded() const { return decoded_; }      // every sample decoded, kept or not
+  [[nodiscard]] std::size_t pending();                                 // decoded, waiting for spool_new
 
 private:
   static void keep(const MemorySample& s, void* self);
@@ -69,11 +71,15 @@ private:
   int rank_ = 0;
   double offset_ = 0;  // tracer time = kernel ns * 1e-9 + offset_
   std::size_t max_samples_ = 0;
-  std::vector<SampleRecord> samples_;
+  std::vector<SampleRecord> pending_;  // decoded, not yet spooled
+  // The last iteration markers, for samples the kernel hands over after a later marker (a drain
+  // takes what the kernel wrote up to then); older samples get before_, the iteration before them.
+  static constexpr std::size_t kMarks = 64;
   std::vector<std::pair<double, int>> marks_;
-  std::int64_t lost_ = 0, dropped_ = 0;
+  int before_ = -1;
+  std::int64_t lost_ = 0, decoded_ = 0;
   int spool_fd_ = -1;
-  std::size_t spooled_ = 0;  // samples_[0, spooled_) are spooled (one spool writer: the recorder's flush)
+  bool spool_failed_ = false;
 };
 
 }  // namespace ripple::trace::detail

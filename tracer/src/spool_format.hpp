@@ -1,6 +1,7 @@
 #pragma once
 // The per-rank spool files in <output>.spool/ (docs/trace-format.md): what a killed run leaves on
-// disk for `ripple trace recover`. Written by the recorder, read by recover.
+// disk for `ripple trace recover`. Written by the recorder; read back by MPI_Finalize, which writes
+// the trace file from them, and by recover (spool_reader.hpp).
 #include <cstdint>
 
 #include "ripple/trace/event.hpp"
@@ -42,7 +43,7 @@ struct ClockSpoolHeader {
 };
 
 // Header of a per-rank counter spool, rank-NNNNNN.counters beside the event spool: every counter
-// sample is appended as it is taken, so that `recover` keeps them. Then names_bytes of names and
+// sample is appended at the flush after it was taken; MPI_Finalize and `recover` read them back. Then names_bytes of names and
 // status_bytes of status (Counters::names_text, status_text), then records: a CounterRecordHead and
 // int64 values[values].
 struct CounterSpoolHeader {
@@ -66,7 +67,7 @@ static_assert(sizeof(CounterRecordHead) == 16);
 // then raw SampleRecords (record_size bytes each) as the drains decode them.
 struct SampleSpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'M', 'P', 'L', 'S'};
-  std::int32_t version = 1;
+  std::int32_t version = 2;  // 2: each record's iteration is set; 1: it was set only at MPI_Finalize
   std::int32_t record_size = sizeof(SampleRecord);
   std::int32_t rank = 0;
   std::int32_t ranks = 0;

@@ -17,8 +17,21 @@ void TickClock::publish(std::uint64_t tick, double seconds, double rate) {
 
 std::vector<TickSegment> TickClock::segments(std::size_t from) const {
   const std::lock_guard<std::mutex> guard(writer_);
+  from = std::max(from, released_) - released_;
   if (from >= published_.size()) return {};
   return {published_.begin() + static_cast<std::ptrdiff_t>(from), published_.end()};
+}
+
+void TickClock::release(std::size_t upto) {
+  const std::lock_guard<std::mutex> guard(writer_);
+  const std::size_t n = std::min(upto > released_ ? upto - released_ : 0, published_.size());
+  published_.erase(published_.begin(), published_.begin() + static_cast<std::ptrdiff_t>(n));
+  released_ += n;
+}
+
+std::size_t TickClock::released() const {
+  const std::lock_guard<std::mutex> guard(writer_);
+  return released_;
 }
 
 double TickMap::seconds(std::uint64_t tick) const {
@@ -38,6 +51,7 @@ double TickMap::seconds(std::uint64_t tick) const {
 void TickClock::start(std::uint64_t tick, double ref, double rate) {
   const std::lock_guard<std::mutex> guard(writer_);
   published_.clear();
+  released_ = 0;
   first_tick_ = last_tick_ = tick;
   first_ref_ = last_ref_ = ref;
   publish(tick, ref, rate);

@@ -3,12 +3,15 @@
 // through the wrappers unrecorded.
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +24,7 @@
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
+#include "spool_reader.hpp"
 
 namespace ripple::trace {
 namespace {
@@ -78,21 +82,50 @@ void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, co
   H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
   RIPPLE_H5_AGREED(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), value));
 }
-// Writes `count` elements at `start` of the 1-D dataset ds, collectively (every rank calls it, some
-// with nothing to write). HDF5 rejects a null buffer even for an empty selection, and a write to a
-// dataset without elements.
-void write_slice(const ParallelH5File& file, hid_t ds, hid_t type, hsize_t start, hsize_t count, const void* data) {
+// Writes rows [start, start + count) of the dataset ds, 1-D or of `width` columns, collectively
+// (every rank calls it, some with nothing to write). HDF5 rejects a null buffer even for an empty
+// selection, and a write to a dataset without elements.
+void write_slice(const ParallelH5File& file, hid_t ds, hid_t type, hsize_t start, hsize_t count, const void* data,
+                 hsize_t width = 0) {
   static const std::uint64_t nothing = 0;
   H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds)));
   if (H5Sget_simple_extent_npoints(space.get()) == 0) return;  // an empty dataset, on every rank alike
+  const hsize_t at[2] = {start, 0}, rows[2] = {count, width};
   if (count == 0)
     RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
   else
-    RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
-  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
+    RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, at, nullptr, rows, nullptr));
+  const hsize_t elements = count * std::max<hsize_t>(width, 1);
+  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &elements, nullptr)));
   if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
   RIPPLE_H5_AGREED(H5Dwrite(ds, type, mem.get(), space.get(), file.collective(), data != nullptr ? data : &nothing));
 }
+
+// A dataset of `rows` rows, 1-D or of `width` columns, created collectively.
+H5Id create_table(const ParallelH5File& file, const char* name, hid_t type, std::int64_t rows, hsize_t width = 0) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(rows), width};
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
+  return H5Id(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+}
+
+// A table's rows are written in rounds of at most `per_round` rows per rank, so that memory stays
+// bounded: as many rounds as the rank with the most rows needs, since every rank joins every
+// round's collective write.
+std::int64_t agreed_rounds(std::int64_t rows, std::int64_t per_round) {
+  std::int64_t rounds = (rows + per_round - 1) / per_round;
+  PMPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return rounds;
+}
+
+// A side spool's records, read back for the file (flush_all has written them all). `rows`: how
+// many whole records it holds (0 if it cannot be read: they count as lost).
+struct SideSpool {
+  detail::SpoolRecords in;
+  std::int64_t rows = 0;
+  SideSpool(const std::string& path, std::int64_t data_offset, std::size_t record_bytes) {
+    if (!path.empty() && in.open(path, data_offset, record_bytes)) rows = in.records();
+  }
+};
 
 void write_int64_per_rank(const ParallelH5File& f, const char* name, std::int64_t v, int rank, int ranks) {
   write_per_rank(f, name, H5T_NATIVE_INT64, &v, rank, ranks);
@@ -170,7 +203,8 @@ void write_placement(const ParallelH5File& file, const State& s) {
               s.placement.node_xml.data());
 }
 
-// /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize), collectively.
+// /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize) from its counter
+// spool, collectively, in rounds.
 void write_counters(const ParallelH5File& file, const State& s, const ClockModel& clock) {
   const std::size_t n = s.counters.size();
   // Every rank must create the same datasets: with different event lists per rank (RIPPLE_PAPI_EVENTS
@@ -178,71 +212,135 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   long widths[2] = {static_cast<long>(n), -static_cast<long>(n)};
   PMPI_Allreduce(MPI_IN_PLACE, widths, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
   const bool same_width = widths[0] == -widths[1];
-  const auto rows = static_cast<std::int64_t>(s.sample_time.size());
+  constexpr std::size_t kHead = sizeof(detail::CounterRecordHead);
+  const std::size_t record_bytes = kHead + 8 * n;
+  SideSpool spool(n > 0 ? s.counter_spool_path : std::string(), s.counter_data_offset, record_bytes);
+  const std::int64_t rows = std::min(spool.rows, s.counter_samples);
   const auto [offset, total] = rank_slice(rows, s.rank);
   H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   agreed_attribute(group.get(), "events", rank0_string(s.counters.names_text()));
   agreed_attribute(group.get(), "status", rank0_string(s.counters.status_text()));
-  std::vector<double> time(s.sample_time);
-  for (double& t : time) t = clock.to_global(t + s.t0) - s.t0_root;
-  std::vector<std::int32_t> rank(static_cast<std::size_t>(rows), s.rank);
-  const auto column = [&](const char* name, hid_t type, const void* data, hsize_t width) {
-    const hsize_t dims[2] = {static_cast<hsize_t>(total), width};
-    H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
-    H5Id ds(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-    const hsize_t start[2] = {static_cast<hsize_t>(offset), 0}, count[2] = {static_cast<hsize_t>(rows), width};
-    if (rows == 0)
-      RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
-    else
-      RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr));
-    hsize_t elements = static_cast<hsize_t>(rows) * std::max<hsize_t>(width, 1);
-    H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &elements, nullptr)));
-    if (elements == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
-    RIPPLE_H5_AGREED(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), data));
-  };
-  column("/counters/time", H5T_NATIVE_DOUBLE, time.data(), 0);
-  column("/counters/iteration", H5T_NATIVE_INT32, s.sample_iteration.data(), 0);
-  column("/counters/rank", H5T_NATIVE_INT32, rank.data(), 0);
-  if (n > 0 && same_width) column("/counters/values", H5T_NATIVE_INT64, s.sample_values.data(), n);
+  const bool with_values = n > 0 && same_width;
+  H5Id time = create_table(file, "/counters/time", H5T_NATIVE_DOUBLE, total);
+  H5Id iteration = create_table(file, "/counters/iteration", H5T_NATIVE_INT32, total);
+  H5Id rank = create_table(file, "/counters/rank", H5T_NATIVE_INT32, total);
+  H5Id values;
+  if (with_values) values = create_table(file, "/counters/values", H5T_NATIVE_INT64, total, n);
   if (!same_width) agreed_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
+
+  constexpr std::int64_t kRound = 1 << 16;
+  const auto most = static_cast<std::size_t>(std::min(rows, kRound));
+  std::vector<char> records;
+  std::vector<double> t;
+  std::vector<std::int32_t> it, rk;
+  std::vector<std::int64_t> v;
+  agreed([&] {
+    records.resize(most * record_bytes);
+    t.resize(most);
+    it.resize(most);
+    rk.assign(most, s.rank);
+    v.resize(most * n);
+  });
+  const std::int64_t rounds = agreed_rounds(rows, kRound);
+  std::int64_t done = 0;
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    const auto want = static_cast<std::size_t>(std::clamp<std::int64_t>(rows - done, 0, kRound));
+    const std::size_t got = spool.in.read(records.data(), want);
+    std::fill(records.begin() + static_cast<std::ptrdiff_t>(got * record_bytes), records.end(), 0);  // unreadable
+    for (std::size_t k = 0; k < want; ++k) {
+      detail::CounterRecordHead head;
+      std::memcpy(&head, records.data() + k * record_bytes, kHead);
+      t[k] = clock.to_global(head.time + s.t0) - s.t0_root;
+      it[k] = head.iteration;
+      std::memcpy(v.data() + k * n, records.data() + k * record_bytes + kHead, 8 * n);
+    }
+    const auto at = static_cast<hsize_t>(offset + done);
+    write_slice(file, time.get(), H5T_NATIVE_DOUBLE, at, want, t.data());
+    write_slice(file, iteration.get(), H5T_NATIVE_INT32, at, want, it.data());
+    write_slice(file, rank.get(), H5T_NATIVE_INT32, at, want, rk.data());
+    if (with_values) write_slice(file, values.get(), H5T_NATIVE_INT64, at, want, v.data(), n);
+    done += static_cast<std::int64_t>(want);
+  }
+  // Samples taken that are not in the spool: its creation or a write failed.
+  write_int64_per_rank(file, schema::kCountersLost, s.counter_samples - rows, s.rank, s.ranks);
 }
 
-// /samples: every rank's precise memory samples, collectively, times on rank 0's clock.
-void write_samples(const ParallelH5File& file, State& s, const ClockModel& clock) {
-  std::vector<SampleRecord> rows(s.sampler.samples());
-  for (SampleRecord& r : rows) r.time = clock.to_global(r.time + s.t0) - s.t0_root;
-  const auto n = static_cast<std::int64_t>(rows.size());
-  const auto [offset, total] = rank_slice(n, s.rank);
+// /samples: every rank's precise memory samples from its sample spool, collectively, in rounds,
+// times on rank 0's clock.
+void write_samples(const ParallelH5File& file, const State& s, const ClockModel& clock) {
+  SideSpool spool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord));
+  const std::int64_t rows = spool.rows;
+  const auto [offset, total] = rank_slice(rows, s.rank);
   H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   agreed_attribute(group.get(), "status", rank0_string(s.sampler.status()));
   agreed_attribute(group.get(), "level_names", level_names_text());
   H5Id type = sample_h5_type();
-  const hsize_t all = static_cast<hsize_t>(total);
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &all, nullptr)));
-  H5Id ds(RIPPLE_H5_AGREED_ID(
-      H5Dcreate2(file.id(), schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset), static_cast<hsize_t>(n), rows.data());
+  H5Id ds = create_table(file, schema::kSamples, type.get(), total);
+  constexpr std::int64_t kRound = 1 << 16;
+  std::vector<SampleRecord> chunk;
+  agreed([&] { chunk.resize(static_cast<std::size_t>(std::min(rows, kRound))); });
+  const std::int64_t rounds = agreed_rounds(rows, kRound);
+  std::int64_t done = 0;
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    const auto want = static_cast<std::size_t>(std::clamp<std::int64_t>(rows - done, 0, kRound));
+    const std::size_t got = spool.in.read(chunk.data(), want);
+    std::fill(chunk.begin() + static_cast<std::ptrdiff_t>(got), chunk.end(), SampleRecord{});  // unreadable
+    for (std::size_t k = 0; k < want; ++k) chunk[k].time = clock.to_global(chunk[k].time + s.t0) - s.t0_root;
+    write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), want, chunk.data());
+    done += static_cast<std::int64_t>(want);
+  }
   write_int64_per_rank(file, schema::kSamplesLost, s.sampler.lost(), s.rank, s.ranks);
-  write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.dropped(), s.rank, s.ranks);
+  // Decoded but not in the spool: more waiting than RIPPLE_TRACE_MAX_SAMPLES, or a failed write.
+  write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.decoded() - rows, s.rank, s.ranks);
 }
 
-// Whether the output's file system has room for `bytes` more (rank 0 looks, every rank learns it).
-// HDF5 1.10 on a full disk can report success for raw data and then fail the close, leaving itself
-// unable to shut down cleanly; checking first keeps that case out of HDF5. Quotas are not seen here.
+// The clock map's pieces: those in the clock spool, then those still in memory (tracer_clock.hpp).
+std::vector<TickSegment> clock_pieces(const State& s) {
+  std::vector<TickSegment> pieces(s.clock_spooled);
+  detail::SpoolRecords in;
+  const std::size_t got = pieces.empty() || !in.open(s.clock_spool_path, sizeof(detail::ClockSpoolHeader), sizeof(TickSegment))
+                              ? 0
+                              : in.read(pieces.data(), pieces.size());
+  if (got < pieces.size()) {
+    std::fprintf(stderr, "ripple trace: rank %d cannot read back its clock spool %s: its times are less exact\n", s.rank,
+                 s.clock_spool_path.c_str());
+    pieces.resize(got);
+  }
+  const std::vector<TickSegment> rest = detail::tick_segments(s.clock_spooled);
+  pieces.insert(pieces.end(), rest.begin(), rest.end());
+  return pieces;
+}
+
+// Whether the file's `bytes` can be written: the output's file system has room (rank 0 looks) and
+// no rank's file-size limit (ulimit -f) is below them (every rank looks: any may be an MPI-IO
+// aggregator writing near the file's end). HDF5 1.10 that meets a write error cannot shut down
+// cleanly: it crashes in MPI_Finalize on the file it failed to close, so these cases are kept out of
+// HDF5. Quotas are not seen here. RIPPLE_TRACE_ROOM_CHECK=off skips the check (tests use it to
+// reach the write errors the file itself meets).
 bool room_for(const State& s, std::int64_t bytes) {
+  const char* check = std::getenv("RIPPLE_TRACE_ROOM_CHECK");
+  if (check != nullptr && std::string(check) == "off") return true;
+  const double need = 1.05 * static_cast<double>(bytes) + (1 << 20);  // the metadata's margin
   int ok = 1;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && static_cast<double>(limit.rlim_cur) < need) {
+    std::fprintf(stderr, "ripple trace: rank %d may not write files beyond %.0f KiB (ulimit -f); %s needs about %.1f MiB\n",
+                 s.rank, static_cast<double>(limit.rlim_cur) / 1024.0, s.output.c_str(), need / 1048576.0);
+    ok = 0;
+  }
   if (s.rank == 0) {
     const std::string dir = s.output.find('/') == std::string::npos ? "." : s.output.substr(0, s.output.rfind('/') + 1);
     struct statvfs fs {};
     if (::statvfs(dir.c_str(), &fs) == 0) {
       const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
-      ok = free >= 1.05 * static_cast<double>(bytes) + (1 << 20) ? 1 : 0;
-      if (ok == 0)
+      if (free < need) {
         std::fprintf(stderr, "ripple trace: %s needs about %.1f MiB, its file system has %.1f MiB free\n", s.output.c_str(),
-                     static_cast<double>(bytes) / 1048576.0, free / 1048576.0);
+                     need / 1048576.0, free / 1048576.0);
+        ok = 0;
+      }
     }
   }
-  PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return ok != 0;
 }
 
@@ -251,7 +349,7 @@ bool write(State& s) {
   // Every event's times onto rank 0's clock, seconds since rank 0's start.
   const ClockModel clock(s.sync_start, s.sync_end);
   // Events carry raw ticks since tick0 (recorder.hpp): the clock's map makes them seconds.
-  const TickMap ticks(detail::tick_segments());
+  const TickMap ticks(clock_pieces(s));
   const auto seconds = [&](double t) {
     return ticks.seconds(s.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t)));
   };
@@ -271,8 +369,8 @@ bool write(State& s) {
 
   // What the file will hold: events, memory samples, counter rows, topology (metadata: in the margin).
   std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
-                            static_cast<std::int64_t>(sizeof(SampleRecord) * s.sampler.samples().size()) +
-                            static_cast<std::int64_t>((16 + 8 * s.counters.size()) * s.sample_time.size()) +
+                            static_cast<std::int64_t>(sizeof(SampleRecord)) * s.sampler.decoded() +
+                            static_cast<std::int64_t>(16 + 8 * s.counters.size()) * s.counter_samples +
                             static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement));
   PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (!room_for(s, file_bytes)) return false;
@@ -323,34 +421,25 @@ bool write(State& s) {
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_all, nullptr)));
   H5Id ds(
       RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  std::int64_t rounds = (total + kRound - 1) / kRound;
-  PMPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-  const int fd = ::open(s.spool_path.c_str(), O_RDONLY);
-  if (fd >= 0) ::lseek(fd, detail::EventSpool::kDataOffset, SEEK_SET);
+  const std::int64_t rounds = agreed_rounds(total, kRound);
+  detail::SpoolRecords in;
+  in.open(s.spool_path, detail::EventSpool::kDataOffset, sizeof(Event));
   std::int64_t done = 0;
   for (std::int64_t r = 0; r < rounds; ++r) {
-    const std::int64_t n = std::min<std::int64_t>(kRound, total - done);
-    chunk.resize(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+    const std::int64_t n = std::clamp<std::int64_t>(total - done, 0, kRound);
+    chunk.resize(static_cast<std::size_t>(n));
     // The spooled part in one read, then what is still in the buffer.
     const std::int64_t from_spool = std::clamp<std::int64_t>(spooled - done, 0, n);
-    std::size_t got = 0;
-    const std::size_t want = static_cast<std::size_t>(from_spool) * sizeof(Event);
-    while (fd >= 0 && got < want) {
-      const ssize_t bytes = ::read(fd, reinterpret_cast<char*>(chunk.data()) + got, want - got);
-      if (bytes <= 0) break;
-      got += static_cast<std::size_t>(bytes);
-    }
-    for (std::int64_t k = static_cast<std::int64_t>(got / sizeof(Event)); k < from_spool; ++k)
+    for (auto k = static_cast<std::int64_t>(in.read(chunk.data(), static_cast<std::size_t>(from_spool))); k < from_spool; ++k)
       chunk[static_cast<std::size_t>(k)] = Event{};  // an unreadable spool leaves empty records
     for (std::int64_t k = from_spool; k < n; ++k)
       chunk[static_cast<std::size_t>(k)] =
           s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - spooled)) & (s.ring.size() - 1)];
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
-    write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done),
-                static_cast<hsize_t>(std::max<std::int64_t>(n, 0)), chunk.data());
-    done += std::max<std::int64_t>(n, 0);
+    write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), static_cast<hsize_t>(n), chunk.data());
+    done += n;
   }
-  if (fd >= 0) ::close(fd);
+  in.close();
   ds.reset();  // the file closes only with none of its objects open
   space.reset();
   type.reset();
@@ -375,8 +464,7 @@ void stop() {
     if (s->counter_spool_fd >= 0) ::close(s->counter_spool_fd);
     if (s->clock_spool_fd >= 0) ::close(s->clock_spool_fd);
     s->counter_spool_fd = s->clock_spool_fd = -1;
-    s->sampler.stop();               // closes the sample spool too
-    s->sampler.assign_iterations();  // sorts the samples: only after they were spooled
+    s->sampler.stop();  // closes the sample spool too
     s->sync_end = detail::measure_offset(s->rank, s->ranks);
     PMPI_Comm_free(&s->sync_comm);
     int written = 0;
@@ -397,10 +485,11 @@ void stop() {
       PMPI_Barrier(MPI_COMM_WORLD);
       if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
     } else if (s->rank == 0) {
-      std::fprintf(stderr,
-                   "ripple trace: %s is missing or incomplete; every rank's events stay in %s: free some space and run "
-                   "'ripple trace recover %s'\n",
-                   s->output.c_str(), s->spool_dir.c_str(), s->output.c_str());
+      std::fprintf(
+          stderr,
+          "ripple trace: %s is missing or incomplete; every rank's events stay in %s: make room (or lift the limit) and run "
+          "'ripple trace recover %s'\n",
+          s->output.c_str(), s->spool_dir.c_str(), s->output.c_str());
     }
   }
   detail::stop_flusher(*s);

@@ -80,6 +80,10 @@ std::vector<TickSegment> tick_segments(std::size_t from) {
   return {TickSegment{0, 0.0, 1e-9}};
 }
 
+void release_tick_segments(std::size_t upto) {
+  if (g_use_ticks) g_ticks.release(upto);
+}
+
 void anchor_tracer_clock() {
 #if defined(__x86_64__)
   if (!g_use_ticks) return;

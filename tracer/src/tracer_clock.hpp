@@ -55,6 +55,8 @@ inline double tick_seconds(std::uint64_t tick) {
 // The map of raw ticks to seconds, from its `from`th piece on: the TickClock's pieces, or for
 // CLOCK_MONOTONIC the one piece tick * 1e-9.
 std::vector<TickSegment> tick_segments(std::size_t from = 0);
+// Forgets the map's pieces before the `upto`th in memory: they are in the clock spool.
+void release_tick_segments(std::size_t upto);
 
 // Chooses and calibrates the clock (about 5 ms); returns what the trace file says about it.
 std::string start_tracer_clock();

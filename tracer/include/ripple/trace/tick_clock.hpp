@@ -67,8 +67,13 @@ public:
     }
   }
   [[nodiscard]] double rate() const { return rate_.load(std::memory_order_relaxed); }
-  // Every piece published so far from the `from`th on, in order (start's first).
+  // Every piece published so far from the `from`th on (counting from the start's, 0), in order;
+  // `from` at least released().
   [[nodiscard]] std::vector<TickSegment> segments(std::size_t from = 0) const;
+  // Forgets the pieces before the `upto`th (the recorder has them in its clock spool), so that a long
+  // run's map does not grow in memory.
+  void release(std::size_t upto);
+  [[nodiscard]] std::size_t released() const;
 
   static constexpr double kMinInterval = 1e-3;
   // The slewed rate stays within this relative distance of the reference's rate since the start
@@ -84,7 +89,8 @@ private:
   std::atomic<double> base_seconds_{0};
   std::atomic<double> rate_{0};
   mutable std::mutex writer_;
-  std::vector<TickSegment> published_;            // every piece, for TickMap (24 bytes per re-anchoring)
+  std::vector<TickSegment> published_;  // the pieces from the released_th on (24 bytes per re-anchoring)
+  std::size_t released_ = 0;
   std::uint64_t first_tick_ = 0, last_tick_ = 0;  // the start's and the last accepted reading
   double first_ref_ = 0, last_ref_ = 0;
 };
