@@ -72,40 +72,54 @@ void agreed_attribute(hid_t obj, const std::string& name, const Value& value) {
   agreed([&] { write_attribute(obj, name, value); });
 }
 
-// A [ranks] dataset to which every rank writes its own entry, collectively.
-void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, const void* value, int rank, int ranks) {
-  const hsize_t n = static_cast<hsize_t>(ranks);
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-  H5Id ds(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  const hsize_t start = static_cast<hsize_t>(rank), count = 1;
-  RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &count, nullptr));
-  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &count, nullptr)));
-  RIPPLE_H5_AGREED(H5Dwrite(ds.get(), type, mem.get(), space.get(), file.collective(), value));
+// Local HDF5 calls (dataspaces, selections, types) run inside agreed steps too: a rank whose local
+// call failed must not skip the collective call that follows while the others wait in it.
+
+// A dataset of `rows` rows, 1-D or of `width` columns, created collectively.
+H5Id create_table(const ParallelH5File& file, const char* name, hid_t type, std::int64_t rows, hsize_t width = 0) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(rows), width};
+  H5Id space;
+  agreed([&] { space = H5Id(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr))); });
+  return H5Id(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
 }
+
 // Writes rows [start, start + count) of the dataset ds, 1-D or of `width` columns, collectively
 // (every rank calls it, some with nothing to write). HDF5 rejects a null buffer even for an empty
 // selection, and a write to a dataset without elements.
 void write_slice(const ParallelH5File& file, hid_t ds, hid_t type, hsize_t start, hsize_t count, const void* data,
                  hsize_t width = 0) {
   static const std::uint64_t nothing = 0;
-  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds)));
-  if (H5Sget_simple_extent_npoints(space.get()) == 0) return;  // an empty dataset, on every rank alike
-  const hsize_t at[2] = {start, 0}, rows[2] = {count, width};
-  if (count == 0)
-    RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
-  else
-    RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, at, nullptr, rows, nullptr));
-  const hsize_t elements = count * std::max<hsize_t>(width, 1);
-  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &elements, nullptr)));
-  if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
+  H5Id space, mem;
+  bool empty = false;  // a dataset without elements, on every rank alike
+  agreed([&] {
+    space = H5Id(RIPPLE_H5_CHECK(H5Dget_space(ds)));
+    empty = H5Sget_simple_extent_npoints(space.get()) == 0;
+    if (empty) return;
+    const hsize_t at[2] = {start, 0}, rows[2] = {count, width};
+    if (count == 0)
+      RIPPLE_H5_CHECK(H5Sselect_none(space.get()));
+    else
+      RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, at, nullptr, rows, nullptr));
+    const hsize_t elements = count * std::max<hsize_t>(width, 1);
+    mem = H5Id(RIPPLE_H5_CHECK(H5Screate_simple(1, &elements, nullptr)));
+    if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
+  });
+  if (empty) return;
   RIPPLE_H5_AGREED(H5Dwrite(ds, type, mem.get(), space.get(), file.collective(), data != nullptr ? data : &nothing));
 }
 
-// A dataset of `rows` rows, 1-D or of `width` columns, created collectively.
-H5Id create_table(const ParallelH5File& file, const char* name, hid_t type, std::int64_t rows, hsize_t width = 0) {
-  const hsize_t dims[2] = {static_cast<hsize_t>(rows), width};
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
-  return H5Id(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+// A [ranks] dataset to which every rank writes its own entry, collectively.
+void write_per_rank(const ParallelH5File& file, const char* name, hid_t type, const void* value, int rank, int ranks) {
+  const H5Id ds = create_table(file, name, type, ranks);
+  write_slice(file, ds.get(), type, static_cast<hsize_t>(rank), 1, value);
+}
+
+// An HDF5 type of the writer's, made in an agreed step.
+template <class Make>
+H5Id agreed_type(Make&& make) {
+  H5Id type;
+  agreed([&] { type = make(); });
+  return type;
 }
 
 // A table's rows are written in rounds of at most `per_round` rows per rank, so that memory stays
@@ -178,7 +192,7 @@ std::string sources_json(const State& s) {
 
 // /ranks/placement (one record per rank) and /topology: each node leader's hwloc XML, collectively.
 void write_placement(const ParallelH5File& file, const State& s) {
-  H5Id type = placement_h5_type();
+  const H5Id type = agreed_type(placement_h5_type);
   write_per_rank(file, schema::kPlacement, type.get(), &s.placement.me, s.rank, s.ranks);
 
   const auto bytes = static_cast<std::int64_t>(s.placement.node_xml.size());
@@ -190,15 +204,11 @@ void write_placement(const ParallelH5File& file, const State& s) {
   PMPI_Allreduce(MPI_IN_PLACE, offsets.data(), nodes, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   offsets.back() = total;
   H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  const hsize_t n_offsets = offsets.size();
-  H5Id off_space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_offsets, nullptr)));
-  H5Id off(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), schema::kTopologyXmlOffset, H5T_NATIVE_INT64, off_space.get(), H5P_DEFAULT,
-                                          H5P_DEFAULT, H5P_DEFAULT)));
-  write_slice(file, off.get(), H5T_NATIVE_INT64, 0, s.rank == 0 ? n_offsets : 0, offsets.data());  // rank 0 has them all
-  const hsize_t n_bytes = static_cast<hsize_t>(total);
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_bytes, nullptr)));
-  H5Id xml(RIPPLE_H5_AGREED_ID(
-      H5Dcreate2(file.id(), schema::kTopologyXml, H5T_NATIVE_UINT8, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  const auto n_offsets = static_cast<std::int64_t>(offsets.size());
+  const H5Id off = create_table(file, schema::kTopologyXmlOffset, H5T_NATIVE_INT64, n_offsets);
+  write_slice(file, off.get(), H5T_NATIVE_INT64, 0, s.rank == 0 ? static_cast<hsize_t>(n_offsets) : 0,
+              offsets.data());  // rank 0 has them all
+  const H5Id xml = create_table(file, schema::kTopologyXml, H5T_NATIVE_UINT8, total);
   write_slice(file, xml.get(), H5T_NATIVE_UINT8, static_cast<hsize_t>(at), static_cast<hsize_t>(bytes),
               s.placement.node_xml.data());
 }
@@ -274,7 +284,7 @@ void write_samples(const ParallelH5File& file, const State& s, const ClockModel&
   H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   agreed_attribute(group.get(), "status", rank0_string(s.sampler.status()));
   agreed_attribute(group.get(), "level_names", level_names_text());
-  H5Id type = sample_h5_type();
+  const H5Id type = agreed_type(sample_h5_type);
   H5Id ds = create_table(file, schema::kSamples, type.get(), total);
   constexpr std::int64_t kRound = 1 << 16;
   std::vector<SampleRecord> chunk;
@@ -416,11 +426,8 @@ bool write(State& s) {
   write_placement(file, s);
   write_samples(file, s, clock);
 
-  H5Id type = event_h5_type();
-  const hsize_t n_all = static_cast<hsize_t>(all);
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &n_all, nullptr)));
-  H5Id ds(
-      RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), sc::kEvents, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id type = agreed_type(event_h5_type);
+  H5Id ds = create_table(file, sc::kEvents, type.get(), all);
   const std::int64_t rounds = agreed_rounds(total, kRound);
   detail::SpoolRecords in;
   in.open(s.spool_path, detail::EventSpool::kDataOffset, sizeof(Event));
@@ -441,7 +448,6 @@ bool write(State& s) {
   }
   in.close();
   ds.reset();  // the file closes only with none of its objects open
-  space.reset();
   type.reset();
   ranks_group.reset();
   file.close();
