@@ -11,7 +11,8 @@
 //   touch:     maps `pages` fresh pages (no huge pages), marks iterations 0..2 as the proxy apps do
 //              (MPI_Pcontrol(7701, it)), touches the first byte of every page in iteration 1 only,
 //              then sends the whole buffer to itself so that the trace holds its address range.
-//   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back; prints how much this
+//   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
+//              the others (so that ranks write different numbers of rows); prints how much the
 //              process's resident memory grew from the tenth of them to the last (tracer memory
 //              that grows with the run would show here).
 #include <mpi.h>
@@ -243,7 +244,7 @@ int main(int argc, char** argv) {
   else if (std::strcmp(mode, "gaps") == 0)
     rc = gaps(rank, size);
   else if (std::strcmp(mode, "markers") == 0)
-    rc = markers(rank, argc > 2 ? std::atoi(argv[2]) : 1000);
+    rc = markers(rank, (argc > 2 ? std::atoi(argv[2]) : 1000) / (rank == 0 ? 1 : 10));
   else if (std::strcmp(mode, "touch") == 0)
     rc = touch(rank, argc > 2 ? std::atoi(argv[2]) : 256);
   else if (std::strcmp(mode, "threads") == 0) {

@@ -216,10 +216,7 @@ void open_sample_spool(State& s) {
   h.status_bytes = static_cast<std::int32_t>(s.sampler.status().size());
   const int fd = open_side_spool(s, "samples", &h, sizeof h, s.sampler.status(), s.sample_spool_path);
   s.sample_data_offset = static_cast<std::int64_t>(sizeof h + s.sampler.status().size());
-  if (fd >= 0)
-    s.sampler.spool_to(fd);
-  else  // its samples would have nowhere to go
-    s.sampler.disable("cannot write the sample spool in " + s.spool_dir);
+  s.sampler.spool_to(fd);  // without it (-1) the samples are dropped, and counted so per rank
 }
 
 void start(Call init_call) {
@@ -844,7 +841,7 @@ extern "C" RIPPLE_TRACE_EXPORT int MPI_Pcontrol(const int level, ...) {
       ripple::trace::detail::State& s = *ripple::trace::detail::g_state;
       ripple::trace::detail::sample_counters(s);
       if (s.sampler.active()) {
-        s.sampler.mark(ripple::trace::detail::clock_seconds() - s.t0, iteration);
+        s.sampler.mark(iteration);
         s.sampler.drain();
       }
     }

@@ -14,6 +14,7 @@
 #include <map>
 
 #include "ripple/trace/pmu_event.hpp"
+#include "tracer_clock.hpp"
 
 namespace ripple::trace::detail {
 namespace {
@@ -192,12 +193,7 @@ void MemorySampler::keep(const MemorySample& s, void* self) {
   const DataSource src = decode_data_src(s.data_src);
   r.level = static_cast<std::int32_t>(src.level);
   r.hit = src.hit ? 1 : src.miss ? 0 : -1;
-  r.iteration = m.before_;  // the last marker at or before the sample, usually the newest
-  for (auto it = m.marks_.rbegin(); it != m.marks_.rend(); ++it)
-    if (it->first <= r.time) {
-      r.iteration = it->second;
-      break;
-    }
+  r.iteration = m.marks_.iteration_at(r.time);
   m.pending_.push_back(r);
 }
 
@@ -223,25 +219,23 @@ void MemorySampler::spool_to(int fd) {
 }
 
 void MemorySampler::spool_new() {
-  std::vector<SampleRecord> fresh;
   {
     std::lock_guard<std::mutex> guard(mutex_);  // taken out: a drain at a marker never waits for the write
-    fresh.swap(pending_);
-    pending_.reserve(fresh.capacity());  // the same room again, allocated outside the MPI calls
+    writing_.swap(pending_);
   }
-  if (fresh.empty() || spool_failed_ || spool_fd_ < 0) return;  // dropped: counted at MPI_Finalize
-  const char* p = reinterpret_cast<const char*>(fresh.data());
-  std::size_t bytes = fresh.size() * sizeof(SampleRecord);
-  while (bytes > 0) {
+  const char* p = reinterpret_cast<const char*>(writing_.data());
+  std::size_t bytes = spool_failed_ || spool_fd_ < 0 ? 0 : writing_.size() * sizeof(SampleRecord);
+  while (bytes > 0) {  // whatever is not written is dropped, and counted so at MPI_Finalize
     const ssize_t w = ::write(spool_fd_, p, bytes);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       spool_failed_ = true;  // the spool ends here, with whole records as far as they got
-      return;
+      break;
     }
     p += w;
     bytes -= static_cast<std::size_t>(w);
   }
+  writing_.clear();  // its room stays for the next swap
 }
 
 std::size_t MemorySampler::pending() {
@@ -249,18 +243,9 @@ std::size_t MemorySampler::pending() {
   return pending_.size();
 }
 
-void MemorySampler::mark(double t, int iteration) {
+void MemorySampler::mark(int iteration) {
   std::lock_guard<std::mutex> guard(mutex_);
-  if (marks_.size() == kMarks) {
-    before_ = marks_.front().second;
-    marks_.erase(marks_.begin());
-  }
-  marks_.emplace_back(t, iteration);
-}
-
-void MemorySampler::disable(const std::string& why) {
-  stop();
-  status_ = "unavailable: " + why;
+  marks_.add(clock_seconds() + offset_, iteration);
 }
 
 void MemorySampler::stop() {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "mark_history.hpp"
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/sample_record.hpp"
 
@@ -41,16 +42,16 @@ public:
   void start(const SamplerConfig& config, int rank, double t0);
   // Decodes what the kernel has written since the last drain. Thread-safe.
   void drain();
-  // An iteration marker at tracer time t: samples after it belong to `iteration`.
-  void mark(double t, int iteration);
+  // An iteration marker now: samples after it belong to `iteration`. The time is read under the
+  // lock that drains take, so that no drain sees the sample after the marker but not the marker.
+  void mark(int iteration);
   // Spools to `fd` from now on: each spool_new() appends the samples decoded since the last (raw
   // SampleRecords) and forgets them. The recorder calls it from its flush, with the event spool.
-  // Without a spool, or after a failed write, decoded samples are dropped.
+  // Without a spool, or after a failed write, decoded samples are dropped (and so counted, per
+  // rank, as decoded() less what the spool holds).
   void spool_to(int fd);
   void spool_new();
   void stop();
-  // Stops sampling for good: `why` becomes the status.
-  void disable(const std::string& why);
 
   [[nodiscard]] bool active() const { return fd_ >= 0; }
   [[nodiscard]] const std::string& status() const { return status_; }  // "active: ..." or "unavailable: ..."
@@ -72,11 +73,8 @@ private:
   double offset_ = 0;  // tracer time = kernel ns * 1e-9 + offset_
   std::size_t max_samples_ = 0;
   std::vector<SampleRecord> pending_;  // decoded, not yet spooled
-  // The last iteration markers, for samples the kernel hands over after a later marker (a drain
-  // takes what the kernel wrote up to then); older samples get before_, the iteration before them.
-  static constexpr std::size_t kMarks = 64;
-  std::vector<std::pair<double, int>> marks_;
-  int before_ = -1;
+  std::vector<SampleRecord> writing_;  // spool_new's: swapped with pending_, so both keep their room
+  MarkHistory marks_;
   std::int64_t lost_ = 0, decoded_ = 0;
   int spool_fd_ = -1;
   bool spool_failed_ = false;

@@ -33,7 +33,7 @@ struct SpoolHeader {
 };
 
 // Header of a per-rank clock spool, rank-NNNNNN.clock: the pieces of the tick-to-seconds map
-// (TickSegment: uint64 tick, double seconds, double rate), appended as they are published.
+// (TickSegment: uint64 tick, double seconds, double rate), appended at each flush.
 struct ClockSpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'C', 'L', 'O', 'C', 'K'};
   std::int32_t version = 1;
@@ -64,7 +64,7 @@ struct CounterRecordHead {
 static_assert(sizeof(CounterRecordHead) == 16);
 
 // Header of a per-rank sample spool, rank-NNNNNN.samples: the sampler's status text (status_bytes),
-// then raw SampleRecords (record_size bytes each) as the drains decode them.
+// then raw SampleRecords (record_size bytes each), appended at each flush.
 struct SampleSpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'M', 'P', 'L', 'S'};
   std::int32_t version = 2;  // 2: each record's iteration is set; 1: it was set only at MPI_Finalize

@@ -11,7 +11,7 @@ namespace ripple::trace::detail {
 bool SpoolRecords::open(const std::string& path, std::int64_t data_offset, std::size_t record_bytes) {
   close();
   record_ = record_bytes > 0 ? record_bytes : 1;
-  cut_off_ = false;
+  cut_off_ = failed_ = false;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return false;
   struct stat st {};
@@ -25,19 +25,24 @@ bool SpoolRecords::open(const std::string& path, std::int64_t data_offset, std::
 }
 
 std::size_t SpoolRecords::read(void* out, std::size_t max) {
-  if (fd_ < 0 || max == 0) return 0;
+  if (fd_ < 0 || failed_ || max == 0) return 0;
   char* p = static_cast<char*>(out);
   const std::size_t want = max * record_;
   std::size_t got = 0;
   while (got < want) {
     const ssize_t n = ::read(fd_, p + got, want - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the end, or an unreadable block: what came before it counts
+    if (n < 0) {  // an unreadable block: the records before it count, none after (they could be out of step)
+      failed_ = true;
+      break;
+    }
+    if (n == 0) {  // the end: a partial record there was cut off mid-write
+      if (got % record_ != 0) cut_off_ = true;
+      break;
+    }
     got += static_cast<std::size_t>(n);
   }
-  const std::size_t whole = got / record_;
-  if (got % record_ != 0) cut_off_ = true;  // only at the end: the loop reads on until then
-  return whole;
+  return got / record_;
 }
 
 void SpoolRecords::close() {

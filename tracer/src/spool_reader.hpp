@@ -19,7 +19,8 @@ public:
 
   // Opens `path` for records of `record_bytes` from byte `data_offset` on. False if it cannot.
   bool open(const std::string& path, std::int64_t data_offset, std::size_t record_bytes);
-  // Up to `max` whole records into `out` (max * record_bytes bytes); fewer only at the file's end.
+  // Up to `max` whole records into `out` (max * record_bytes bytes); fewer only at the file's end,
+  // or where a read failed (failed(): none are returned after that).
   std::size_t read(void* out, std::size_t max);
   void close();
 
@@ -27,12 +28,14 @@ public:
   [[nodiscard]] std::int64_t records() const { return records_; }
   // The file ended inside a record (seen once read() has reached the end).
   [[nodiscard]] bool cut_off() const { return cut_off_; }
+  [[nodiscard]] bool failed() const { return failed_; }
 
 private:
   int fd_ = -1;
   std::size_t record_ = 1;
   std::int64_t records_ = 0;
   bool cut_off_ = false;
+  bool failed_ = false;
 };
 
 // Every whole record of a spool from data_offset on (recover: a dead run's spools are read whole).

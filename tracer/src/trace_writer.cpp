@@ -131,6 +131,12 @@ std::int64_t agreed_rounds(std::int64_t rows, std::int64_t per_round) {
   return rounds;
 }
 
+// Whole records in a side spool (0 without one).
+std::int64_t spool_rows(const std::string& path, std::int64_t data_offset, std::size_t record_bytes) {
+  detail::SpoolRecords in;
+  return !path.empty() && in.open(path, data_offset, record_bytes) ? in.records() : 0;
+}
+
 // A side spool's records, read back for the file (flush_all has written them all). `rows`: how
 // many whole records it holds (0 if it cannot be read: they count as lost).
 struct SideSpool {
@@ -329,16 +335,17 @@ std::vector<TickSegment> clock_pieces(const State& s) {
 // reach the write errors the file itself meets).
 bool room_for(const State& s, std::int64_t bytes) {
   const char* check = std::getenv("RIPPLE_TRACE_ROOM_CHECK");
-  if (check != nullptr && std::string(check) == "off") return true;
+  const bool skip = check != nullptr && std::string(check) == "off";  // on this rank: every rank still agrees below
   const double need = 1.05 * static_cast<double>(bytes) + (1 << 20);  // the metadata's margin
   int ok = 1;
   rlimit limit{};
-  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && static_cast<double>(limit.rlim_cur) < need) {
+  if (!skip && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<double>(limit.rlim_cur) < need) {
     std::fprintf(stderr, "ripple trace: rank %d may not write files beyond %.0f KiB (ulimit -f); %s needs about %.1f MiB\n",
                  s.rank, static_cast<double>(limit.rlim_cur) / 1024.0, s.output.c_str(), need / 1048576.0);
     ok = 0;
   }
-  if (s.rank == 0) {
+  if (!skip && s.rank == 0) {
     const std::string dir = s.output.find('/') == std::string::npos ? "." : s.output.substr(0, s.output.rfind('/') + 1);
     struct statvfs fs {};
     if (::statvfs(dir.c_str(), &fs) == 0) {
@@ -379,8 +386,10 @@ bool write(State& s) {
 
   // What the file will hold: events, memory samples, counter rows, topology (metadata: in the margin).
   std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
-                            static_cast<std::int64_t>(sizeof(SampleRecord)) * s.sampler.decoded() +
-                            static_cast<std::int64_t>(16 + 8 * s.counters.size()) * s.counter_samples +
+                            static_cast<std::int64_t>(sizeof(SampleRecord)) *
+                                spool_rows(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord)) +
+                            static_cast<std::int64_t>(16 + 8 * s.counters.size()) *
+                                spool_rows(s.counter_spool_path, s.counter_data_offset, 16 + 8 * s.counters.size()) +
                             static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement));
   PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (!room_for(s, file_bytes)) return false;
