@@ -131,6 +131,15 @@ TraceReader::TraceReader(const std::string& path) {
   }
   read_counters(file.get(), path);
   read_samples(file.get(), path);
+  losses_.resize(ranks);
+  const auto per_rank = [&](const char* name, std::int64_t Losses::*field) {
+    if (H5Lexists(file.get(), name, H5P_DEFAULT) <= 0) return;  // older files: unknown
+    const std::vector<std::int64_t> v = read_int64(file.get(), name, ranks, path);
+    for (hsize_t r = 0; r < ranks; ++r) losses_[r].*field = v[r];
+  };
+  per_rank(sc::kSamplesLost, &Losses::samples_lost);
+  per_rank(sc::kSamplesDropped, &Losses::samples_dropped);
+  per_rank(sc::kCountersLost, &Losses::counter_samples);
 }
 
 void TraceReader::read_counters(hid_t file, const std::string& path) {

@@ -151,6 +151,16 @@ for e in (e0, e1):
 b0, b1 = t.calls("MPI_Barrier", e0)["t_exit"], t.calls("MPI_Barrier", e1)["t_exit"]
 assert len(b0) == len(b1) == 3 and np.abs(b0 - b1).max() < 1e-3, (b0, b1)
 PY
+"$RIPPLE_BIN" trace info sideless.h5 --json > sideless.json && /usr/bin/python3 - sideless.json sideless.h5 <<'PY' \
+  && "$RIPPLE_BIN" trace info sideless.h5 | grep -q "not in the file: 0 events, 0 memory samples lost in the kernel, [0-9]* dropped, 5 counter samples" \
+  && pass "trace info: what each rank's file lacks" || fail "trace info losses: $(cat sideless.json)"
+import json, sys
+import h5py
+d, f = json.load(open(sys.argv[1])), h5py.File(sys.argv[2], "r")
+lost = [r["lost"] for r in d["per_rank"]]
+assert lost[0] == {"events": 0, "memory_samples": 0, "memory_samples_dropped": 0, "counter_samples": 0}, lost
+assert lost[1]["counter_samples"] == 5 and lost[1]["memory_samples_dropped"] == f["/ranks/samples_dropped"][1] > 300, lost
+PY
 
 # More memory samples waiting than RIPPLE_TRACE_MAX_SAMPLES: the rest are dropped, and counted.
 RIPPLE_TRACE_MAX_SAMPLES=8 timeout 300 "$MPIEXEC" -np 2 --oversubscribe -x RIPPLE_TRACE_MAX_SAMPLES "$RIPPLE_BIN" trace \

@@ -19,6 +19,14 @@ public:
   [[nodiscard]] const std::vector<std::int64_t>& rank_offsets() const { return offset_; }
   [[nodiscard]] const std::vector<std::int64_t>& rank_counts() const { return count_; }
   [[nodiscard]] const std::vector<std::int64_t>& rank_lost() const { return lost_; }
+  // What each rank recorded but the file lacks, beyond its lost events (-1: unknown, as in recovered
+  // traces, or not recorded by the writer of this file).
+  struct Losses {
+    std::int64_t samples_lost = -1;     // memory samples lost in the kernel's ring buffer
+    std::int64_t samples_dropped = -1;  // memory samples decoded but not kept
+    std::int64_t counter_samples = -1;  // counter samples taken but not kept
+  };
+  [[nodiscard]] const std::vector<Losses>& rank_losses() const { return losses_; }
   [[nodiscard]] const std::vector<trace::Event>& events() const { return events_; }
   [[nodiscard]] const std::vector<std::string>& call_names() const { return call_names_; }
   [[nodiscard]] const std::string& sources() const { return sources_; }
@@ -45,6 +53,7 @@ private:
   void read_counters(std::int64_t file, const std::string& path);  // file: an hid_t (no hdf5.h here)
   void read_samples(std::int64_t file, const std::string& path);
   std::vector<std::int64_t> offset_, count_, lost_;
+  std::vector<Losses> losses_;
   std::vector<trace::Event> events_;
   std::vector<trace::Placement> placement_;
   Counters counters_;
