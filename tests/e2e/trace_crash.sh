@@ -34,17 +34,17 @@ for rank, t in enumerate(last):
 PY
 /usr/bin/python3 - crash.h5 <<'PY' && pass "recovered: every rank's page-fault samples (spooled at each flush)" || fail "recovered samples"
 import sys
-import h5py
 import numpy as np
-f = h5py.File(sys.argv[1], "r")
+from trace_file import Trace
+t = Trace(sys.argv[1])
+f = t.file
 g = f["/samples"]
 assert g.attrs["status"].decode().startswith("active"), g.attrs["status"]
 s = g["records"][:]
-ev, off, cnt = f["/events"][:], f["/ranks/offset"][:], f["/ranks/count"][:]
 assert (f["/ranks/samples_lost"][:] == -1).all()  # unknown after a kill
 for r in range(4):
     mine = s[s["rank"] == r]
-    e = ev[off[r]:off[r] + cnt[r]]
+    e = t.rank(r)
     assert len(mine) > 0, r
     assert (mine["addr"] != 0).all() and (np.diff(mine["time"]) >= 0).all(), r
     assert e["t_enter"][0] - 1 < mine["time"][0] and mine["time"][-1] < e["t_exit"][-1] + 1.5, r
@@ -52,22 +52,21 @@ for r in range(4):
 PY
 /usr/bin/python3 - crash.h5 <<'PY' && pass "recovered: every rank's counter samples (spooled at each flush)" || fail "recovered counters"
 import sys
-import h5py
 import numpy as np
-f = h5py.File(sys.argv[1], "r")
-c = f["/counters"]
+from trace_file import Trace
+t = Trace(sys.argv[1])
+c = t.file["/counters"]
 assert c.attrs["events"].decode().split("\n")[0] == "perf::TASK-CLOCK", c.attrs["events"]  # then the default uncore events
 assert "perf::TASK-CLOCK: active" in c.attrs["status"].decode()
 ranks, iters, times, values = c["rank"][:], c["iteration"][:], c["time"][:], c["values"][:]
-ev, off, cnt = f["/events"][:], f["/ranks/offset"][:], f["/ranks/count"][:]
 for r in range(4):
     mine = ranks == r
+    e = t.rank(r)
     # MPI_Init's sample and one per iteration marker; the markers are those of the recovered events at least
-    markers = (ev[off[r]:off[r] + cnt[r]]["call"] == f.attrs["call_names"].decode().split("\n").index("MPI_Pcontrol")).sum()
+    markers = len(t.calls("MPI_Pcontrol", e))
     assert mine.sum() >= markers + 1 and markers > 10, (r, mine.sum(), markers)
     assert iters[mine][0] == -1 and (np.diff(iters[mine]) == 1).all(), (r, iters[mine][:5])
     assert (np.diff(times[mine]) > 0).all() and (np.diff(values[mine][:, 0]) >= 0).all(), r
-    e = ev[off[r]:off[r] + cnt[r]]
     assert e["t_enter"][0] - 1 < times[mine][0] < times[mine][-1] < e["t_exit"][-1] + 1.5, r
 PY
 # A full disk at MPI_Finalize: the application's exit code stays 0, the spool stays (nothing is
