@@ -7,6 +7,7 @@ packages=(
   libboost-dev libtomlplusplus-dev libcli11-dev libfmt-dev librandom123-dev libmetis-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libhwloc-dev libpapi-dev
   clang-format python3 python3-numpy python3-scipy python3-h5py
+  slurmctld slurmd slurm-client munge
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `srun ... ripple trace ...` under a real (private, local) Slurm: a 4-rank heat2d traced through
+# srun --mpi=pmix gives one file with every rank's events and the job's id; a step in which one rank
+# is killed leaves spools that `ripple trace recover` turns into a file with all four ranks.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/local_slurm.sh"
+: "${HEAT2D_BIN:?}" "${RING_BIN:?}"
+slurm_start "$RIPPLE_WORK_DIR/slurm" 4 || { echo "FAIL: cannot start a local Slurm"; exit 1; }
+
+timeout 120 srun -n 4 --mpi=pmix "$RIPPLE_BIN" trace -o srun.h5 -- "$HEAT2D_BIN" --tile 32 --iterations 20 --warmup 0 \
+  > srun.txt 2>&1 || fail "traced srun step: $(tail -n 5 srun.txt)"
+/usr/bin/python3 - srun.h5 <<'PY' && pass "srun --mpi=pmix: one trace of all 4 ranks, with the Slurm job id" || fail "srun trace"
+import sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+assert len(t.count) == 4 and t.file.attrs["ranks"] == 4, t.count
+job = t.file.attrs["slurm_job_id"].decode()
+assert job.isdigit(), job
+for r in range(4):
+    e = t.rank(r)
+    # 20 iterations: one marker and one Waitall each, two neighbours each in the 2x2 grid (periodic or not: at least one)
+    assert len(t.calls("MPI_Pcontrol", e)) == 20 and len(t.calls("MPI_Waitall", e)) >= 20, r
+    assert len(t.calls("MPI_Isend", e)) == len(t.calls("MPI_Irecv", e)) > 0, r
+PY
+
+# A rank killed in the middle of a step: srun ends the step, the spools stay, recover rebuilds it.
+# (A compute time of its own, so that the victim is found among this test's processes only.)
+timeout 120 srun -n 4 --mpi=pmix --kill-on-bad-exit=1 "$RIPPLE_BIN" trace -o killed.h5 -- "$RING_BIN" --work sleep \
+  --compute-time 0.0217 --iterations 100000 --warmup 0 > killed.txt 2>&1 &
+step=$!
+sleep 3
+victim=$(pgrep -f "ripple-ring --work sleep --compute-time 0.0217" | sed -n 2p)
+[ -n "$victim" ] && kill -KILL "$victim"
+set +e
+wait "$step"
+set -e
+[ -d killed.h5.spool ] || fail "no spool after the killed step"
+"$RIPPLE_BIN" trace recover killed.h5 > recover.txt 2>&1 || fail "recover after the killed step: $(cat recover.txt)"
+/usr/bin/python3 - killed.h5 <<'PY' && pass "a rank killed under srun: recovered, all 4 ranks' events" || fail "recovered srun trace"
+import sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+assert "recovered" in t.file.attrs
+assert len(t.count) == 4 and (t.count > 0).all(), t.count
+for r in range(4):
+    assert len(t.calls("MPI_Pcontrol", t.rank(r))) > 10, r
+PY
+pids=$slurm_pids
+slurm_stop
+slurm_pids=$pids
+slurm_running && fail "Slurm daemons left running: $pids" || pass "local Slurm stopped (PIDs $pids)"
+finish
