@@ -140,6 +140,8 @@ TraceReader::TraceReader(const std::string& path) {
   per_rank(sc::kSamplesLost, &Losses::samples_lost);
   per_rank(sc::kSamplesDropped, &Losses::samples_dropped);
   per_rank(sc::kCountersLost, &Losses::counter_samples);
+  per_rank(sc::kRequestsUntracked, &Losses::requests_untracked);
+  per_rank(sc::kPeersUntranslated, &Losses::peers_untranslated);
 }
 
 void TraceReader::read_counters(hid_t file, const std::string& path) {

@@ -158,7 +158,8 @@ import json, sys
 import h5py
 d, f = json.load(open(sys.argv[1])), h5py.File(sys.argv[2], "r")
 lost = [r["lost"] for r in d["per_rank"]]
-assert lost[0] == {"events": 0, "memory_samples": 0, "memory_samples_dropped": 0, "counter_samples": 0}, lost
+assert lost[0] == {"events": 0, "memory_samples": 0, "memory_samples_dropped": 0, "counter_samples": 0, "requests_untracked": 0,
+                   "peers_untranslated": 0}, lost
 assert lost[1]["counter_samples"] == 5 and lost[1]["memory_samples_dropped"] == f["/ranks/samples_dropped"][1] > 300, lost
 PY
 

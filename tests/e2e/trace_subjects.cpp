@@ -11,6 +11,11 @@
 //   touch:     maps `pages` fresh pages (no huge pages), marks iterations 0..2 as the proxy apps do
 //              (MPI_Pcontrol(7701, it)), touches the first byte of every page in iteration 1 only,
 //              then sends the whole buffer to itself so that the trace holds its address range.
+//   churn:     `n` times: split MPI_COMM_WORLD in reverse rank order, post an MPI_ANY_SOURCE receive
+//              on the new communicator, send to the partner, free the communicator while the
+//              receive is pending (legal: it completes normally), then wait for it; prints how much
+//              resident memory grew from the tenth round to the last. Then one receive outlives
+//              its communicator by 2000 more splits and frees before it is waited for.
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
 //              the others (so that ranks write different numbers of rows); prints how much the
 //              process's resident memory grew from the tenth of them to the last (tracer memory
@@ -209,6 +214,43 @@ long resident_kib() {
   return kib;
 }
 
+int churn(int rank, int size, int n) {
+  long start = -1;
+  for (int it = 0; it < n; ++it) {
+    if (it == n / 10) start = resident_kib();
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &c);  // local rank size-1-rank
+    int in = -1, me = 0;
+    MPI_Comm_rank(c, &me);
+    MPI_Request req;
+    MPI_Irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 3, c, &req);
+    const int out = rank;
+    MPI_Send(&out, 1, MPI_INT, (me + 1) % size, 3, c);
+    MPI_Comm_free(&c);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (in != (rank + 1) % size) return 7;  // local rank me - 1 is world rank rank + 1
+  }
+  const long end = resident_kib();
+  if (start < 0 || end < 0) return 6;
+  std::printf("rank %d: resident memory grew by %ld KiB over the last %d rounds\n", rank, end - start, n - n / 10);
+  MPI_Comm late;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &late);
+  int in = -1, me = 0;
+  MPI_Comm_rank(late, &me);
+  MPI_Request req[2];
+  const int out = rank;
+  MPI_Irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 4, late, &req[0]);
+  MPI_Isend(&out, 1, MPI_INT, (me + 1) % size, 4, late, &req[1]);
+  MPI_Comm_free(&late);
+  for (int k = 0; k < 2000; ++k) {
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
+    MPI_Comm_free(&c);
+  }
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  return in == (rank + 1) % size ? 0 : 7;
+}
+
 int markers(int rank, int n) {
   long start = -1;
   for (int it = 0; it < n; ++it) {
@@ -243,6 +285,8 @@ int main(int argc, char** argv) {
     rc = inter(rank);
   else if (std::strcmp(mode, "gaps") == 0)
     rc = gaps(rank, size);
+  else if (std::strcmp(mode, "churn") == 0)
+    rc = churn(rank, size, argc > 2 ? std::atoi(argv[2]) : 1000);
   else if (std::strcmp(mode, "markers") == 0)
     rc = markers(rank, (argc > 2 ? std::atoi(argv[2]) : 1000) / (rank == 0 ? 1 : 10));
   else if (std::strcmp(mode, "touch") == 0)

@@ -22,7 +22,6 @@
 #include "recorder_state.hpp"
 
 namespace ripple::trace {
-using detail::CommEntry;
 using detail::SpoolHeader;
 using detail::State;
 }  // namespace ripple::trace
@@ -257,7 +256,6 @@ void start(Call init_call) {
   PMPI_Group_free(&node_group);
   PMPI_Comm_free(&node);
 
-  s->comms.push_back(CommEntry{MPI_COMM_WORLD, 0, {}});  // identity mapping
   g_state = s;
 
   // The spool: one file per rank in <output>.spool/, with a header, then raw events.
@@ -462,7 +460,8 @@ void comm_lock(State& s) {
 }
 void comm_unlock(State& s) { s.comm_lock.clear(std::memory_order_release); }
 
-// The world ranks of comm's ranks (of the remote group for an intercommunicator). MPI calls only.
+// The world ranks of comm's ranks (of the remote group for an intercommunicator); empty where they
+// are the world's in order (a duplicate of MPI_COMM_WORLD: no memory per rank). MPI calls only.
 std::vector<int> world_ranks_of(MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
@@ -479,6 +478,9 @@ std::vector<int> world_ranks_of(MPI_Comm comm) {
   PMPI_Group_translate_ranks(group, size, local.data(), world, out.data());
   PMPI_Group_free(&group);
   PMPI_Group_free(&world);
+  bool identity = inter == 0 && size == g_state->ranks;
+  for (int r = 0; identity && r < size; ++r) identity = out[static_cast<std::size_t>(r)] == r;
+  if (identity) out.clear();
   return out;
 }
 }  // namespace
@@ -488,21 +490,26 @@ void register_comm(MPI_Comm comm) {
   State& s = *g_state;
   std::vector<int> world = world_ranks_of(comm);  // outside the lock: MPI calls
   comm_lock(s);
-  s.comms.push_back(CommEntry{comm, static_cast<int>(s.comms.size()), std::move(world)});
+  const int id = s.next_comm_id++;
+  s.comm_world.emplace(id, std::move(world));
+  s.live_comms[comm] = id;  // a handle freed by a call the tracer does not wrap now means this one
   s.comm_generation.fetch_add(1, std::memory_order_release);
   comm_unlock(s);
 }
 
 void forget_comm(MPI_Comm comm) {
-  if (g_state == nullptr) return;
+  if (g_state == nullptr || comm == MPI_COMM_WORLD) return;
   State& s = *g_state;
   comm_lock(s);
-  for (std::size_t k = s.comms.size(); k-- > 1;)
-    if (s.comms[k].comm == comm) {
-      s.comms[k].comm = MPI_COMM_NULL;  // the handle may be reused; the entry stays for pending requests
-      s.comm_generation.fetch_add(1, std::memory_order_release);
-      break;
+  if (const auto it = s.live_comms.find(comm); it != s.live_comms.end()) {
+    s.freed_comms.push_back(it->second);  // its translation stays a while, for requests still pending on it
+    s.live_comms.erase(it);
+    if (s.freed_comms.size() > State::kFreedCommsKept) {
+      s.comm_world.erase(s.freed_comms.front());
+      s.freed_comms.pop_front();
     }
+    s.comm_generation.fetch_add(1, std::memory_order_release);
+  }
   comm_unlock(s);
 }
 
@@ -571,16 +578,16 @@ struct HandleCache {
 RIPPLE_TLS thread_local HandleCache<MPI_Comm> t_comm_cache{MPI_COMM_NULL, -1, ~std::uint64_t{0}};
 RIPPLE_TLS thread_local HandleCache<MPI_Win> t_window_cache{MPI_WIN_NULL, -1, ~std::uint64_t{0}};
 
-// The newest registry entry for comm, or -1. Caller holds comm_lock.
+// The id of the live communicator comm, or -1. Caller holds comm_lock.
 int find_comm(const State& s, MPI_Comm comm) {
-  for (std::size_t k = s.comms.size(); k-- > 0;)
-    if (s.comms[k].comm == comm) return static_cast<int>(k);
-  return -1;
+  if (comm == MPI_COMM_WORLD) return 0;
+  const auto it = s.live_comms.find(comm);
+  return it == s.live_comms.end() ? -1 : it->second;
 }
 }  // namespace
 
 int comm_id(MPI_Comm comm) {
-  if (comm == MPI_COMM_WORLD) return 0;  // never freed, always the first entry
+  if (comm == MPI_COMM_WORLD) return 0;  // never freed: id 0, the identity
   if (comm == MPI_COMM_NULL) return -1;  // an erroneous call (under MPI_ERRORS_RETURN): no communicator
   State& s = *g_state;
   const std::uint64_t generation = s.comm_generation.load(std::memory_order_acquire);
@@ -607,12 +614,14 @@ int world_rank(int id, int rank) {
   if (id == 0) return rank >= 0 && rank < s.ranks ? rank : -1;  // MPI_COMM_WORLD: identity, no lock
   comm_lock(s);
   int world = -1;
-  if (id >= 0 && static_cast<std::size_t>(id) < s.comms.size()) {
-    const auto& w = s.comms[static_cast<std::size_t>(id)].world;
+  if (const auto it = s.comm_world.find(id); it != s.comm_world.end()) {
+    const auto& w = it->second;
     if (w.empty())
       world = rank >= 0 && rank < s.ranks ? rank : -1;
     else if (rank >= 0 && static_cast<std::size_t>(rank) < w.size())
       world = w[static_cast<std::size_t>(rank)];
+  } else if (id > 0) {
+    ++s.peers_untranslated;  // freed more than kFreedCommsKept frees ago
   }
   comm_unlock(s);
   return world == MPI_UNDEFINED ? -1 : world;

@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,14 +26,6 @@
 #include "tracer_clock.hpp"
 
 namespace ripple::trace::detail {
-
-// A communicator the tracer has seen; its id is its index in State::comms. Entries are never
-// removed (a freed communicator's handle is cleared), so requests can outlive their communicator.
-struct CommEntry {
-  MPI_Comm comm;
-  int id;
-  std::vector<int> world;  // world rank of each (remote, for intercommunicators) rank; empty: identity
-};
 
 struct State {
   bool threaded = false;
@@ -62,7 +56,15 @@ struct State {
   std::string clock_source;            // which clock stamps events, and why (tracer_clock.hpp)
   OffsetSample sync_start, sync_end;   // this rank's clock against rank 0's
   MPI_Comm sync_comm = MPI_COMM_NULL;  // private to the clock ping-pongs
-  std::vector<CommEntry> comms;        // guarded by comm_lock
+  // The communicators the tracer has seen, guarded by comm_lock. Ids count up from 1 (0 is
+  // MPI_COMM_WORLD, not stored) and are never reused. A freed communicator's translation stays for
+  // the next kFreedCommsKept frees, for requests that outlive it; memory is bounded by the live
+  // communicators, however many a run creates and frees.
+  std::unordered_map<MPI_Comm, int> live_comms;          // handle -> id
+  std::unordered_map<int, std::vector<int>> comm_world;  // id -> world rank of each (remote) rank; empty: identity
+  std::deque<int> freed_comms;                           // ids freed, oldest first
+  static constexpr std::size_t kFreedCommsKept = 1024;
+  std::int64_t peers_untranslated = 0;  // a freed communicator's translation was gone
   std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
   std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms or windows change: per-thread caches check it
   int next_comm_id = 1;

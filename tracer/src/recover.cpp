@@ -351,7 +351,8 @@ int recover(const std::string& input, const std::string& output) {
   write_dataset(file.get(), sc::kRankLost, H5T_NATIVE_INT64, lost.data(), n);
   write_dataset(file.get(), "/ranks/last_event_wall_time", H5T_NATIVE_DOUBLE, last_wall.data(), n);
   const std::vector<std::int64_t> unknown(static_cast<std::size_t>(ranks), -1);  // what the spools do not say
-  write_dataset(file.get(), sc::kCountersLost, H5T_NATIVE_INT64, unknown.data(), n);
+  for (const char* name : {sc::kCountersLost, sc::kRequestsUntracked, sc::kPeersUntranslated})
+    write_dataset(file.get(), name, H5T_NATIVE_INT64, unknown.data(), n);
   H5Id type = event_h5_type();
   write_dataset(file.get(), sc::kEvents, type.get(), all.data(), all.size());
   write_recovered_counters(file.get(), dir, spools);

@@ -105,10 +105,11 @@ int info(const std::string& path, bool json) {
       const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
       out += fmt::format(
           "{}{{\"rank\": {}, \"iterations\": {}, \"counter_samples\": {}, \"memory_samples\": {}, \"lost\": {{\"events\": {}, "
-          "\"memory_samples\": {}, \"memory_samples_dropped\": {}, \"counter_samples\": {}}}, ",
+          "\"memory_samples\": {}, \"memory_samples_dropped\": {}, \"counter_samples\": {}, \"requests_untracked\": {}, "
+          "\"peers_untranslated\": {}}}, ",
           r ? ", " : "", r, iterations[static_cast<std::size_t>(r)].size(), counter_rows[static_cast<std::size_t>(r)],
           samples[static_cast<std::size_t>(r)], t.rank_lost()[static_cast<std::size_t>(r)], l.samples_lost, l.samples_dropped,
-          l.counter_samples);
+          l.counter_samples, l.requests_untracked, l.peers_untranslated);
       if (!t.placement().empty()) {
         const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
         out += fmt::format("\"host\": \"{}\", \"node\": {}, \"binding\": \"{}\", \"core\": {}, \"package\": {}, \"numa\": {}, ",
@@ -144,11 +145,13 @@ int info(const std::string& path, bool json) {
     std::printf("\n");
     const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
     const std::int64_t lost_events = t.rank_lost()[static_cast<std::size_t>(r)];
-    if (lost_events != 0 || l.samples_lost != 0 || l.samples_dropped != 0 || l.counter_samples != 0) {
-      const auto n = [](std::int64_t v) { return v < 0 ? std::string("unknown") : std::to_string(v); };
+    const auto n = [](std::int64_t v) { return v < 0 ? std::string("unknown") : std::to_string(v); };
+    if (lost_events != 0 || l.samples_lost != 0 || l.samples_dropped != 0 || l.counter_samples != 0)
       std::printf("  not in the file: %s events, %s memory samples lost in the kernel, %s dropped, %s counter samples\n",
                   n(lost_events).c_str(), n(l.samples_lost).c_str(), n(l.samples_dropped).c_str(), n(l.counter_samples).c_str());
-    }
+    if (l.requests_untracked != 0 || l.peers_untranslated != 0)
+      std::printf("  incomplete: %s requests untracked (request -1), %s peers untranslated (peer -1)\n",
+                  n(l.requests_untracked).c_str(), n(l.peers_untranslated).c_str());
     for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)])
       std::printf("  %-26s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
                   static_cast<long long>(s.bytes));

@@ -427,6 +427,8 @@ bool write(State& s) {
   write_int64_per_rank(file, sc::kRankOffset, offset, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankCount, total, s.rank, s.ranks);
   write_int64_per_rank(file, sc::kRankLost, lost, s.rank, s.ranks);
+  write_int64_per_rank(file, sc::kRequestsUntracked, s.requests.untracked(), s.rank, s.ranks);
+  write_int64_per_rank(file, sc::kPeersUntranslated, s.peers_untranslated, s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_offset", clock.offset(), s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_drift", clock.drift(), s.rank, s.ranks);
   write_double_per_rank(file, "/ranks/clock_error", std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);

@@ -22,9 +22,11 @@ public:
   // What each rank recorded but the file lacks, beyond its lost events (-1: unknown, as in recovered
   // traces, or not recorded by the writer of this file).
   struct Losses {
-    std::int64_t samples_lost = -1;     // memory samples lost in the kernel's ring buffer
-    std::int64_t samples_dropped = -1;  // memory samples decoded but not kept
-    std::int64_t counter_samples = -1;  // counter samples taken but not kept
+    std::int64_t samples_lost = -1;        // memory samples lost in the kernel's ring buffer
+    std::int64_t samples_dropped = -1;     // memory samples decoded but not kept
+    std::int64_t counter_samples = -1;     // counter samples taken but not kept
+    std::int64_t requests_untracked = -1;  // requests beyond the tracer's table: their completions have request -1
+    std::int64_t peers_untranslated = -1;  // completions whose peer could not be translated: peer -1
   };
   [[nodiscard]] const std::vector<Losses>& rank_losses() const { return losses_; }
   [[nodiscard]] const std::vector<trace::Event>& events() const { return events_; }
