@@ -67,7 +67,7 @@ std::vector<std::string> lines(const std::string& text) {
 
 }  // namespace
 
-TraceReader::TraceReader(const std::string& path) {
+TraceReader::TraceReader(const std::string& path, bool load_events) : path_(path) {
   namespace sc = trace::schema;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (H5Fis_hdf5(path.c_str()) <= 0)
@@ -106,13 +106,8 @@ TraceReader::TraceReader(const std::string& path) {
   for (const auto& f : sc::kFields)
     if (H5Tget_member_index(ftype.get(), f.name) < 0)
       throw InputError(fmt::format("{}: /events lacks the field '{}'", path, f.name));
-  H5Id mtype = trace::event_h5_type();
-  events_.resize(n);
-  if (n > 0 && H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, events_.data()) < 0)
-    throw InputError(fmt::format("{}: cannot read /events (truncated or corrupted file?)", path));
-  for (const auto& e : events_)
-    if (e.rank < 0 || static_cast<hsize_t>(e.rank) >= ranks)
-      throw InputError(fmt::format("{}: an event names rank {} of {}", path, e.rank, ranks));
+  event_count_ = static_cast<std::int64_t>(n);
+  if (load_events) events_ = read_events(0, event_count_);
 
   if (H5Lexists(file.get(), sc::kPlacement, H5P_DEFAULT) > 0) {
     if (length_of(file.get(), sc::kPlacement, path) != ranks)
@@ -181,6 +176,27 @@ void TraceReader::read_samples(hid_t file, const std::string& path) {
     throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, sc::kSamples));
   for (const auto& x : samples_)
     if (x.rank < 0 || x.rank >= ranks()) throw InputError(fmt::format("{}: a sample names rank {} of {}", path, x.rank, ranks()));
+}
+
+std::vector<trace::Event> TraceReader::read_events(std::int64_t first, std::int64_t count) const {
+  first = std::clamp<std::int64_t>(first, 0, event_count_);
+  count = std::clamp<std::int64_t>(count, 0, event_count_ - first);
+  std::vector<trace::Event> out(static_cast<std::size_t>(count));
+  if (count == 0) return out;
+  H5Id file(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path_));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), trace::schema::kEvents, H5P_DEFAULT)));
+  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  const hsize_t start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
+  RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr));
+  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
+  H5Id mtype = trace::event_h5_type();
+  if (H5Dread(ds.get(), mtype.get(), mem.get(), space.get(), H5P_DEFAULT, out.data()) < 0)
+    throw InputError(fmt::format("{}: cannot read /events (truncated or corrupted file?)", path_));
+  for (const auto& e : out)
+    if (e.rank < 0 || e.rank >= ranks())
+      throw InputError(fmt::format("{}: an event names rank {} of {}", path_, e.rank, ranks()));
+  return out;
 }
 
 int TraceReader::nodes() const {

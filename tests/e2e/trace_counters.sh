@@ -66,6 +66,24 @@ for r, n in enumerate([200000, 20000]):
     mine = iters[ranks == r]
     assert len(mine) == n + 2 and list(mine[1:4]) == [0, 1, 2] and (np.diff(mine[1:-1]) == 1).all(), (r, len(mine))
 PY
+# trace info reads the 220 000 events in pieces of 65 536 (one straddles the ranks' boundary): its
+# sums must be those of the whole table.
+"$RIPPLE_BIN" trace info markers.h5 --json > markers.json && /usr/bin/python3 - markers.json markers.h5 <<'PY' \
+  && pass "trace info over several pieces of events: the whole table's counts, times and iterations" || fail "trace info in pieces"
+import json
+import sys
+import numpy as np
+from trace_file import Trace
+d, t = json.load(open(sys.argv[1])), Trace(sys.argv[2])
+assert d["events"] == len(t.events) > 3 * 65536, d["events"]
+assert abs(d["duration"] - (t.events["t_exit"].max() - t.events["t_enter"].min())) < 1e-9
+for r, info in enumerate(d["per_rank"]):
+    e = t.rank(r)
+    assert info["iterations"] == len(np.unique(t.calls("MPI_Pcontrol", e)["iteration"])), info["iterations"]
+    for name, c in info["calls"].items():
+        mine = t.calls(name, e)
+        assert c["count"] == len(mine) and abs(c["time"] - (mine["t_exit"] - mine["t_enter"]).sum()) < 1e-6 * max(1, c["time"]), name
+PY
 
 # Ranks given different event lists (MPMD launch): the file is still written, without the value
 # table, and says why.

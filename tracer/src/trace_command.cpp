@@ -75,22 +75,24 @@ struct CallStats {
 };
 
 int info(const std::string& path, bool json) {
-  const analysis::TraceReader t(path);
+  const analysis::TraceReader t(path, false);  // the events piece by piece: memory stays bounded
   std::vector<std::map<std::string, CallStats>> per_rank(static_cast<std::size_t>(t.ranks()));
   std::map<std::string, CallStats> total;
   std::vector<std::set<int>> iterations(static_cast<std::size_t>(t.ranks()));
   double first = 1e300, last = -1e300;
-  for (const auto& e : t.events()) {
-    const std::string name = t.call_name(e.call);
-    for (auto* s : {&per_rank[static_cast<std::size_t>(e.rank)][name], &total[name]}) {
-      ++s->count;
-      s->seconds += e.t_exit - e.t_enter;
-      s->bytes += e.bytes;
+  constexpr std::int64_t kPiece = 1 << 16;  // 5.8 MB of events at a time
+  for (std::int64_t at = 0; at < t.event_count(); at += kPiece)
+    for (const auto& e : t.read_events(at, kPiece)) {
+      const std::string name = t.call_name(e.call);
+      for (auto* s : {&per_rank[static_cast<std::size_t>(e.rank)][name], &total[name]}) {
+        ++s->count;
+        s->seconds += e.t_exit - e.t_enter;
+        s->bytes += e.bytes;
+      }
+      if (name == "MPI_Pcontrol" && e.iteration >= 0) iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
+      first = std::min(first, e.t_enter);
+      last = std::max(last, e.t_exit);
     }
-    if (name == "MPI_Pcontrol" && e.iteration >= 0) iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
-    first = std::min(first, e.t_enter);
-    last = std::max(last, e.t_exit);
-  }
   std::int64_t lost = 0;
   for (const auto l : t.rank_lost()) lost += l;
   std::vector<std::int64_t> samples(static_cast<std::size_t>(t.ranks())), counter_rows(static_cast<std::size_t>(t.ranks()));
@@ -100,7 +102,7 @@ int info(const std::string& path, bool json) {
     std::string out = fmt::format(
         "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {:.9g}, "
         "\"sources\": {}, \"per_rank\": [",
-        path, t.ranks(), t.nodes(), t.events().size(), lost, t.events().empty() ? 0.0 : last - first, t.sources());
+        path, t.ranks(), t.nodes(), t.event_count(), lost, t.event_count() == 0 ? 0.0 : last - first, t.sources());
     for (int r = 0; r < t.ranks(); ++r) {
       const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
       out += fmt::format(
@@ -128,8 +130,9 @@ int info(const std::string& path, bool json) {
     std::puts(out.c_str());
     return 0;
   }
-  std::printf("%s: %d ranks on %d node(s), %zu events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
-              t.events().size(), static_cast<long long>(lost), t.events().empty() ? 0.0 : last - first, t.sources().c_str());
+  std::printf("%s: %d ranks on %d node(s), %lld events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
+              static_cast<long long>(t.event_count()), static_cast<long long>(lost), t.event_count() == 0 ? 0.0 : last - first,
+              t.sources().c_str());
   std::printf("%-28s %12s %14s %16s\n", "call (all ranks)", "count", "time [s]", "bytes");
   for (const auto& [name, s] : total)
     std::printf("%-28s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,

@@ -13,8 +13,14 @@ namespace ripple::analysis {
 
 class TraceReader {
 public:
-  // Throws ripple::InputError for a missing, foreign, corrupted or truncated file.
-  explicit TraceReader(const std::string& path);
+  // Throws ripple::InputError for a missing, foreign, corrupted or truncated file. With
+  // load_events false, /events is checked but not read (events() stays empty): read_events then
+  // reads it piece by piece, so that a large trace needs no more memory than one piece.
+  explicit TraceReader(const std::string& path, bool load_events = true);
+  // Events [first, first + count) of /events (every rank's, in rank order; clipped to the table),
+  // checked like the constructor's.
+  [[nodiscard]] std::vector<trace::Event> read_events(std::int64_t first, std::int64_t count) const;
+  [[nodiscard]] std::int64_t event_count() const { return event_count_; }
   [[nodiscard]] int ranks() const { return static_cast<int>(count_.size()); }
   [[nodiscard]] const std::vector<std::int64_t>& rank_offsets() const { return offset_; }
   [[nodiscard]] const std::vector<std::int64_t>& rank_counts() const { return count_; }
@@ -54,6 +60,8 @@ public:
 private:
   void read_counters(std::int64_t file, const std::string& path);  // file: an hid_t (no hdf5.h here)
   void read_samples(std::int64_t file, const std::string& path);
+  std::string path_;
+  std::int64_t event_count_ = 0;
   std::vector<std::int64_t> offset_, count_, lost_;
   std::vector<Losses> losses_;
   std::vector<trace::Event> events_;
