@@ -11,7 +11,7 @@ export RIPPLE_PAPI_EVENTS=perf::TASK-CLOCK  # a software counter: its samples mu
   --iterations 100000 --warmup 0 > run.txt 2>&1 &
 launcher=$!
 sleep 4
-victim=$(pgrep -f "ripple-ring --work sleep" | sed -n 2p)
+victim=$(pgrep -f "^$RING_BIN --work sleep --compute-time 0.02 " | sed -n 2p)  # a rank (not mpiexec, nor another test's)
 kill_time=$(date +%s.%N)
 kill -KILL "$victim"
 wait "$launcher"

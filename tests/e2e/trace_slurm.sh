@@ -5,6 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/local_slurm.sh"
 : "${HEAT2D_BIN:?}" "${RING_BIN:?}"
+slurm_can_run || { echo "skipped: no local Slurm here"; exit 77; }
 slurm_start "$RIPPLE_WORK_DIR/slurm" 4 || { echo "FAIL: cannot start a local Slurm"; exit 1; }
 
 timeout 120 srun -n 4 --mpi=pmix "$RIPPLE_BIN" trace -o srun.h5 -- "$HEAT2D_BIN" --tile 32 --iterations 20 --warmup 0 \
@@ -24,13 +25,18 @@ for r in range(4):
 PY
 
 # A rank killed in the middle of a step: srun ends the step, the spools stay, recover rebuilds it.
-# (A compute time of its own, so that the victim is found among this test's processes only.)
+# (The victim: a rank of this step, the ring program itself by its command line's start, with a
+# compute time of its own; never srun or timeout, whose command lines contain the same words.)
 timeout 120 srun -n 4 --mpi=pmix --kill-on-bad-exit=1 "$RIPPLE_BIN" trace -o killed.h5 -- "$RING_BIN" --work sleep \
   --compute-time 0.0217 --iterations 100000 --warmup 0 > killed.txt 2>&1 &
 step=$!
 sleep 3
-victim=$(pgrep -f "ripple-ring --work sleep --compute-time 0.0217" | sed -n 2p)
-[ -n "$victim" ] && kill -KILL "$victim"
+victim=$(pgrep -f "^$RING_BIN --work sleep --compute-time 0.0217 " | sed -n 2p)
+if [ -n "$victim" ] && [ "$(readlink "/proc/$victim/exe")" = "$(readlink -f "$RING_BIN")" ]; then
+  kill -KILL "$victim"
+else
+  fail "no rank of the step to kill (found '${victim}')"
+fi
 set +e
 wait "$step"
 set -e

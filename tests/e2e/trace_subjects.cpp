@@ -15,7 +15,8 @@
 //              on the new communicator, send to the partner, free the communicator while the
 //              receive is pending (legal: it completes normally), then wait for it; prints how much
 //              resident memory grew from the tenth round to the last. Then one receive outlives
-//              its communicator by 2000 more splits and frees before it is waited for.
+//              its communicator by 2000 more splits and frees before it is waited for, and so does
+//              a window, through which each rank then puts to the world rank before it.
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
 //              the others (so that ranks write different numbers of rows); prints how much the
 //              process's resident memory grew from the tenth of them to the last (tracer memory
@@ -247,8 +248,26 @@ int churn(int rank, int size, int n) {
     MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
     MPI_Comm_free(&c);
   }
+  MPI_Comm on;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &on);
+  MPI_Comm_rank(on, &me);
+  double* base = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, on, &base, &win);
+  MPI_Comm_free(&on);
+  for (int k = 0; k < 2000; ++k) {
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
+    MPI_Comm_free(&c);
+  }
   MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-  return in == (rank + 1) % size ? 0 : 7;
+  MPI_Win_fence(0, win);
+  const double value = rank;
+  MPI_Put(&value, 1, MPI_DOUBLE, (me + 1) % size, 0, 1, MPI_DOUBLE, win);  // local me + 1: world rank - 1
+  MPI_Win_fence(0, win);
+  const bool put_ok = *base == static_cast<double>((rank + 1) % size);
+  MPI_Win_free(&win);
+  return in == (rank + 1) % size && put_ok ? 0 : 7;
 }
 
 int markers(int rank, int n) {

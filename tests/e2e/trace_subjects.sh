@@ -114,7 +114,8 @@ PY
 # round, the receive waited for after its communicator is freed): every receive's source is
 # translated to a world rank, every communicator has an id of its own, and resident memory stays
 # put (it grew by 6.5 MiB here while the registry kept every communicator ever seen). A receive
-# waited for after 2000 more frees has lost its translation: peer -1, counted in the file.
+# waited for after 2000 more frees has lost its translation: peer -1, counted in the file; a window
+# keeps its communicator's.
 run_np 2 trace -o churn.h5 --samples off -- "$SUBJECTS_BIN" churn 100000 > churn.txt 2>&1 || fail "churn run: $(tail -n 3 churn.txt)"
 /usr/bin/python3 - churn.h5 churn.txt <<'PY' && pass "100 000 communicators made and freed: peers translated, ids unique, memory bounded, a late loss counted" || fail "communicator churn: $(grep resident churn.txt)"
 import re
@@ -131,6 +132,8 @@ for r in range(2):
     assert len(irecv) == 100001 and len(np.unique(irecv["comm"])) == 100001 and (irecv["comm"] > 0).all()
     assert len(done) == 100001 and (done["peer"][:-1] == 1 - r).all(), np.unique(done["peer"][:-1])
     assert done["peer"][-1] == -1, done[-1]  # the late one
+    put = t.calls("MPI_Put", e)  # through a window whose communicator was freed 2000 frees before: still translated
+    assert len(put) == 1 and put["peer"][0] == (r - 1) % 2 and put["comm"][0] == irecv["comm"].max() + 2001, put
 assert list(t.file["/ranks/peers_untranslated"][:]) == [1, 1], t.file["/ranks/peers_untranslated"][:]
 assert list(t.file["/ranks/requests_untracked"][:]) == [0, 0]
 PY

@@ -485,15 +485,48 @@ std::vector<int> world_ranks_of(MPI_Comm comm) {
 }
 }  // namespace
 
+namespace {
+// A freed communicator's translation joins the recently freed; the oldest beyond the bounds go,
+// unless a window still needs them. Caller holds comm_lock.
+void retire_comm_locked(State& s, int id) {
+  const auto it = s.comm_world.find(id);
+  if (it == s.comm_world.end()) return;
+  s.freed_comms.push_back(id);
+  s.freed_ranks += it->second.world.size();
+  while (s.freed_comms.size() > State::kFreedCommsKept || (s.freed_ranks > State::kFreedRanksKept && s.freed_comms.size() > 1)) {
+    const auto old = s.comm_world.find(s.freed_comms.front());
+    s.freed_comms.pop_front();
+    if (old == s.comm_world.end()) continue;
+    s.freed_ranks -= old->second.world.size();
+    old->second.kept = false;
+    if (old->second.windows == 0) s.comm_world.erase(old);
+  }
+}
+
+// comm's id, registering it with its translation. `learned`: found in use, made by a call the
+// tracer does not wrap; another thread may have learned it first, and then its id stands.
+// Otherwise comm was just made: a live entry for the same handle was freed by a call the tracer
+// does not wrap, and retires. Caller holds comm_lock.
+int add_comm_locked(State& s, MPI_Comm comm, std::vector<int>&& world, bool learned) {
+  if (const auto it = s.live_comms.find(comm); it != s.live_comms.end()) {
+    if (learned) return it->second;
+    retire_comm_locked(s, it->second);
+    s.live_comms.erase(it);
+  }
+  const int id = s.next_comm_id++;
+  s.comm_world.emplace(id, detail::CommTranslation{std::move(world)});
+  s.live_comms.emplace(comm, id);
+  s.comm_generation.fetch_add(1, std::memory_order_release);
+  return id;
+}
+}  // namespace
+
 void register_comm(MPI_Comm comm) {
-  if (g_state == nullptr || comm == MPI_COMM_NULL) return;
+  if (g_state == nullptr || comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD) return;
   State& s = *g_state;
   std::vector<int> world = world_ranks_of(comm);  // outside the lock: MPI calls
   comm_lock(s);
-  const int id = s.next_comm_id++;
-  s.comm_world.emplace(id, std::move(world));
-  s.live_comms[comm] = id;  // a handle freed by a call the tracer does not wrap now means this one
-  s.comm_generation.fetch_add(1, std::memory_order_release);
+  add_comm_locked(s, comm, std::move(world), false);
   comm_unlock(s);
 }
 
@@ -502,12 +535,8 @@ void forget_comm(MPI_Comm comm) {
   State& s = *g_state;
   comm_lock(s);
   if (const auto it = s.live_comms.find(comm); it != s.live_comms.end()) {
-    s.freed_comms.push_back(it->second);  // its translation stays a while, for requests still pending on it
+    retire_comm_locked(s, it->second);  // its translation stays a while, for requests still pending on it
     s.live_comms.erase(it);
-    if (s.freed_comms.size() > State::kFreedCommsKept) {
-      s.comm_world.erase(s.freed_comms.front());
-      s.freed_comms.pop_front();
-    }
     s.comm_generation.fetch_add(1, std::memory_order_release);
   }
   comm_unlock(s);
@@ -519,6 +548,7 @@ void register_window(MPI_Win win, MPI_Comm comm) {
   const int id = detail::comm_id(comm);
   comm_lock(s);
   s.windows.emplace_back(win, id);
+  if (const auto it = s.comm_world.find(id); it != s.comm_world.end()) ++it->second.windows;  // keeps the translation
   s.comm_generation.fetch_add(1, std::memory_order_release);
   comm_unlock(s);
 }
@@ -529,6 +559,8 @@ void forget_window(MPI_Win win) {
   comm_lock(s);
   for (std::size_t k = s.windows.size(); k-- > 0;)
     if (s.windows[k].first == win) {
+      const auto it = s.comm_world.find(s.windows[k].second);
+      if (it != s.comm_world.end() && --it->second.windows == 0 && !it->second.kept) s.comm_world.erase(it);
       s.windows.erase(s.windows.begin() + static_cast<std::ptrdiff_t>(k));
       s.comm_generation.fetch_add(1, std::memory_order_release);
       break;
@@ -599,14 +631,16 @@ int comm_id(MPI_Comm comm) {
 
 int comm_id_locked(MPI_Comm comm) {
   State& s = *g_state;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    comm_lock(s);
-    const int id = find_comm(s, comm);
-    comm_unlock(s);
-    if (id >= 0 || attempt == 1) return id;
-    register_comm(comm);  // made by a call the tracer does not wrap: learn it now (rare), then look once more
-  }
-  return -1;
+  comm_lock(s);
+  const int id = find_comm(s, comm);
+  comm_unlock(s);
+  if (id >= 0) return id;
+  // Made by a call the tracer does not wrap: learned now (rare).
+  std::vector<int> world = world_ranks_of(comm);  // outside the lock: MPI calls
+  comm_lock(s);
+  const int learned = add_comm_locked(s, comm, std::move(world), true);
+  comm_unlock(s);
+  return learned;
 }
 
 int world_rank(int id, int rank) {
@@ -615,13 +649,13 @@ int world_rank(int id, int rank) {
   comm_lock(s);
   int world = -1;
   if (const auto it = s.comm_world.find(id); it != s.comm_world.end()) {
-    const auto& w = it->second;
+    const auto& w = it->second.world;
     if (w.empty())
       world = rank >= 0 && rank < s.ranks ? rank : -1;
     else if (rank >= 0 && static_cast<std::size_t>(rank) < w.size())
       world = w[static_cast<std::size_t>(rank)];
   } else if (id > 0) {
-    ++s.peers_untranslated;  // freed more than kFreedCommsKept frees ago
+    ++s.peers_untranslated;  // freed, and no longer among the recently freed
   }
   comm_unlock(s);
   return world == MPI_UNDEFINED ? -1 : world;

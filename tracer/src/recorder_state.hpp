@@ -27,6 +27,14 @@
 
 namespace ripple::trace::detail {
 
+// A communicator's translation to world ranks: kept while it is live, among the recently freed, or
+// the communicator of a live window.
+struct CommTranslation {
+  std::vector<int> world;  // world rank of each (remote, for intercommunicators) rank; empty: identity
+  int windows = 0;         // live windows made on it
+  bool kept = true;        // live or recently freed; once neither, it goes with its last window
+};
+
 struct State {
   bool threaded = false;
   int rank = 0, ranks = 1;
@@ -57,13 +65,15 @@ struct State {
   OffsetSample sync_start, sync_end;   // this rank's clock against rank 0's
   MPI_Comm sync_comm = MPI_COMM_NULL;  // private to the clock ping-pongs
   // The communicators the tracer has seen, guarded by comm_lock. Ids count up from 1 (0 is
-  // MPI_COMM_WORLD, not stored) and are never reused. A freed communicator's translation stays for
-  // the next kFreedCommsKept frees, for requests that outlive it; memory is bounded by the live
-  // communicators, however many a run creates and frees.
-  std::unordered_map<MPI_Comm, int> live_comms;          // handle -> id
-  std::unordered_map<int, std::vector<int>> comm_world;  // id -> world rank of each (remote) rank; empty: identity
-  std::deque<int> freed_comms;                           // ids freed, oldest first
-  static constexpr std::size_t kFreedCommsKept = 1024;
+  // MPI_COMM_WORLD, not stored) and are never reused. A freed communicator's translation stays
+  // while it is among the last kFreedCommsKept freed (holding at most kFreedRanksKept world ranks in
+  // all), for requests that outlive it, and while a window made on it lives: memory is bounded by the
+  // live communicators and windows, however many a run creates and frees.
+  std::unordered_map<MPI_Comm, int> live_comms;         // handle -> id
+  std::unordered_map<int, CommTranslation> comm_world;  // id -> translation
+  std::deque<int> freed_comms;                          // recently freed ids, oldest first
+  std::size_t freed_ranks = 0;                          // world ranks their translations hold
+  static constexpr std::size_t kFreedCommsKept = 1024, kFreedRanksKept = 1 << 20;
   std::int64_t peers_untranslated = 0;  // a freed communicator's translation was gone
   std::atomic_flag comm_lock = ATOMIC_FLAG_INIT;
   std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms or windows change: per-thread caches check it

@@ -32,7 +32,7 @@ public:
     std::int64_t samples_dropped = -1;     // memory samples decoded but not kept
     std::int64_t counter_samples = -1;     // counter samples taken but not kept
     std::int64_t requests_untracked = -1;  // requests beyond the tracer's table: their completions have request -1
-    std::int64_t peers_untranslated = -1;  // completions whose peer could not be translated: peer -1
+    std::int64_t peers_untranslated = -1;  // events whose peer could not be translated to a world rank: peer -1
   };
   [[nodiscard]] const std::vector<Losses>& rank_losses() const { return losses_; }
   [[nodiscard]] const std::vector<trace::Event>& events() const { return events_; }
