@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Two or more builds of libripple-trace.so side by side on the 2-rank ping-pong, in paired rounds.
+
+Each round runs the ping-pong untraced, then traced with each library in turn (RIPPLE_TRACE_LIBRARY
+selects it), back to back, so that every library sees the same machine state as the untraced run of
+its round. Prints per library the median added time per intercepted call and the median of its
+per-round difference to the first library: on a shared machine whose speed drifts between
+minutes, that difference is the figure to compare. (Two copies of one library give the noise: on
+the development VM about +-10 ns for 21 rounds.)
+
+usage: bench/trace_ab.py BUILD_DIR LIB.so [LIB.so ...] [--rounds 21] [--iterations 300000]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def ns_per_call(build, iterations, library=None):
+    cmd = ["mpirun", "-np", "2", "--bind-to", "core", "-x", "RIPPLE_TRACE_LIBRARY"]
+    if library:
+        cmd += [os.path.join(build, "cli", "ripple"), "trace", "-o", "/tmp/ripple-trace-ab.h5", "--samples", "off", "--"]
+    cmd += [os.path.join(build, "bench", "ripple_trace_pingpong"), str(iterations)]
+    env = dict(ENV, RIPPLE_TRACE_LIBRARY=library or "")
+    out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["loop_seconds"] / (2 * iterations) * 1e9
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("build")
+    p.add_argument("libraries", nargs="+")
+    p.add_argument("--rounds", type=int, default=21)
+    p.add_argument("--iterations", type=int, default=300000)
+    a = p.parse_args()
+    if len(set(a.libraries)) != len(a.libraries):
+        p.error("name each library once (copy it to compare a library with itself)")
+    added = {lib: [] for lib in a.libraries}
+    for _ in range(a.rounds):
+        base = ns_per_call(a.build, a.iterations)
+        for lib in a.libraries:
+            added[lib].append(ns_per_call(a.build, a.iterations, lib) - base)
+    first = a.libraries[0]
+    for lib in a.libraries:
+        paired = statistics.median(x - y for x, y in zip(added[lib], added[first]))
+        print(f"{lib}: {statistics.median(added[lib]):.1f} ns added per call (median of {a.rounds}); "
+              f"{paired:+.1f} ns against {os.path.basename(first)} (median of the paired differences)")
+
+
+if __name__ == "__main__":
+    main()
