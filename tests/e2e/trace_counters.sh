@@ -181,6 +181,35 @@ assert lost[0] == {"events": 0, "memory_samples": 0, "memory_samples_dropped": 0
 assert lost[1]["counter_samples"] == 5 and lost[1]["memory_samples_dropped"] == f["/ranks/samples_dropped"][1] > 300, lost
 PY
 
+# 150 000 page faults per rank, drained at a marker every 4096: the samples reach the file through
+# the spool in several rounds of 65 536, every one in rank order with its own rank and iteration.
+timeout 300 "$MPIEXEC" -np 2 --oversubscribe "$RIPPLE_BIN" trace -o many.h5 --samples page-faults --sample-period 1 -- \
+  "$SUBJECTS_BIN" faults 150000 > many.txt 2>&1 || fail "150 000 faults run: $(tail -n 3 many.txt)"
+/usr/bin/python3 - many.h5 <<'PY' && pass "150 000 page-fault samples per rank: written in rounds, in rank order, each in its iteration" || fail "many samples"
+import os
+import sys
+import numpy as np
+import h5py
+f = h5py.File(sys.argv[1], "r")
+s = f["/samples/records"][:]
+lost, dropped = f["/ranks/samples_lost"][:], f["/ranks/samples_dropped"][:]
+assert (np.diff(s["rank"]) >= 0).all() and set(s["rank"]) == {0, 1}
+for r in range(2):
+    mine = s[s["rank"] == r]
+    assert len(mine) > 2 * 65536 and dropped[r] == 0, (r, len(mine), dropped[r])
+    assert len(mine) + lost[r] >= 150000, (r, len(mine), lost[r])
+    assert (np.diff(mine["time"]) >= 0).all(), r
+    # Iteration k first-touched 4096 consecutive pages (the last one 150000 - 36 * 4096): the
+    # longest run of addresses one page apart among its samples.
+    page = os.sysconf("SC_PAGE_SIZE")
+    for k in range(37):
+        a = np.unique(mine["addr"][mine["iteration"] == k].astype(np.int64))
+        step = np.diff(a) == page
+        runs = np.diff(np.flatnonzero(np.concatenate(([True], ~step, [True]))))
+        expected = 4096 if k < 36 else 150000 - 36 * 4096
+        assert runs.max() == expected or (lost[r] > 0 and runs.max() < expected), (r, k, runs.max(), lost[r])
+PY
+
 # More memory samples waiting than RIPPLE_TRACE_MAX_SAMPLES: the rest are dropped, and counted.
 RIPPLE_TRACE_MAX_SAMPLES=8 timeout 300 "$MPIEXEC" -np 2 --oversubscribe -x RIPPLE_TRACE_MAX_SAMPLES "$RIPPLE_BIN" trace \
   -o capped.h5 --samples page-faults --sample-period 1 -- "$SUBJECTS_BIN" touch 300 > capped.txt 2>&1 \

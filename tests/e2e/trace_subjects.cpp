@@ -17,6 +17,8 @@
 //              resident memory grew from the tenth round to the last. Then one receive outlives
 //              its communicator by 2000 more splits and frees before it is waited for, and so does
 //              a window, through which each rank then puts to the world rank before it.
+//   faults:    first-touches `n` fresh pages, with an iteration marker before every 4096 of them
+//              (iteration k touches pages 4096 k ... 4096 k + 4095).
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
 //              the others (so that ranks write different numbers of rows); prints how much the
 //              process's resident memory grew from the tenth of them to the last (tracer memory
@@ -270,6 +272,22 @@ int churn(int rank, int size, int n) {
   return in == (rank + 1) % size && put_ok ? 0 : 7;
 }
 
+int faults(int n) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = page * static_cast<std::size_t>(n);
+  void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return 4;
+  ::madvise(map, bytes, MADV_NOHUGEPAGE);  // one fault per page
+  auto* buf = static_cast<char*>(map);
+  for (int p = 0; p < n; ++p) {
+    if (p % 4096 == 0) MPI_Pcontrol(7701, p / 4096);
+    buf[static_cast<std::size_t>(p) * page] = 1;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ::munmap(map, bytes);
+  return 0;
+}
+
 int markers(int rank, int n) {
   long start = -1;
   for (int it = 0; it < n; ++it) {
@@ -306,6 +324,8 @@ int main(int argc, char** argv) {
     rc = gaps(rank, size);
   else if (std::strcmp(mode, "churn") == 0)
     rc = churn(rank, size, argc > 2 ? std::atoi(argv[2]) : 1000);
+  else if (std::strcmp(mode, "faults") == 0)
+    rc = faults(argc > 2 ? std::atoi(argv[2]) : 4096);
   else if (std::strcmp(mode, "markers") == 0)
     rc = markers(rank, (argc > 2 ? std::atoi(argv[2]) : 1000) / (rank == 0 ? 1 : 10));
   else if (std::strcmp(mode, "touch") == 0)
