@@ -101,7 +101,9 @@ int types(int rank) {
   return 0;
 }
 
-// Intercommunicator between the even and the odd world ranks: peers are remote-group ranks.
+// Intercommunicator between the even and the odd world ranks: peers are remote-group ranks. Then
+// merged, evens first (world 0 2 1 3 for 4 ranks), and a ring around the merged communicator,
+// received from MPI_ANY_SOURCE; the merged one ends by MPI_Comm_disconnect.
 int inter(int rank) {
   MPI_Comm half, bridge;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
@@ -111,6 +113,14 @@ int inter(int rank) {
   double v = rank;
   if (local == 0 && rank % 2 == 0) MPI_Send(&v, 1, MPI_DOUBLE, 0, 4, bridge);  // to remote rank 0: world 1
   if (local == 0 && rank % 2 == 1) MPI_Recv(&v, 1, MPI_DOUBLE, 0, 4, bridge, MPI_STATUS_IGNORE);
+  MPI_Comm merged;
+  MPI_Intercomm_merge(bridge, rank % 2, &merged);
+  int m = 0, n = 0;
+  MPI_Comm_rank(merged, &m);
+  MPI_Comm_size(merged, &n);
+  int out = rank, in = -1;
+  MPI_Sendrecv(&out, 1, MPI_INT, (m + 1) % n, 5, &in, 1, MPI_INT, MPI_ANY_SOURCE, 5, merged, MPI_STATUS_IGNORE);
+  MPI_Comm_disconnect(&merged);
   MPI_Comm_free(&bridge);
   MPI_Comm_free(&half);
   return 0;

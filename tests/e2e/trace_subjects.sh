@@ -51,13 +51,23 @@ assert len(t.calls("MPI_Type_free")) == 8
 PY
 
 traced 4 inter.h5 inter > inter.txt 2>&1 || fail "intercommunicator run: $(cat inter.txt)"
-/usr/bin/python3 - inter.h5 <<'PY' && pass "intercommunicator peers translated through the remote group" || fail "inter trace"
+/usr/bin/python3 - inter.h5 <<'PY' && pass "intercommunicator peers translated through the remote group, and the merged one's" || fail "inter trace"
 import sys
 from trace_file import Trace
 t = Trace(sys.argv[1])
 s, r = t.calls("MPI_Send"), t.calls("MPI_Recv")
 assert [(int(e["rank"]), int(e["peer"])) for e in s] == [(0, 1)], s[["rank", "peer"]]
 assert [(int(e["rank"]), int(e["peer"])) for e in r] == [(1, 0)], r[["rank", "peer"]]
+# The merged communicator (wrapped MPI_Intercomm_merge): merged rank m is world rank order[m].
+order = [0, 2, 1, 3]
+for w in range(4):
+    e = t.rank(w)
+    merge, sr, gone = t.calls("MPI_Intercomm_merge", e), t.calls("MPI_Sendrecv", e), t.calls("MPI_Comm_disconnect", e)
+    assert len(merge) == 1 and len(sr) == 1 and len(gone) == 1, w
+    m = order.index(w)
+    assert sr["peer"][0] == order[(m + 1) % 4] and sr["comm"][0] not in (0, merge["comm"][0]), (w, sr)
+    done = e[list(e).index(sr[0]) + 1]
+    assert done["call"] == t.id("completion") and done["peer"] == order[(m + 3) % 4], (w, done)
 PY
 
 traced 2 threads.h5 threads 2000 > threads.txt 2>&1
