@@ -17,6 +17,10 @@
 //              resident memory grew from the tenth round to the last. Then one receive outlives
 //              its communicator by 2000 more splits and frees before it is waited for, and so does
 //              a window, through which each rank then puts to the world rank before it.
+//   collectives: every collective beyond the basic ones once, blocking, non-blocking (completed by
+//              one MPI_Waitall) and neighbourhood (on a periodic 1-D Cartesian ring), with counts
+//              that tell them apart (v-collectives: counts[i] = i + 1 at displacements i * size);
+//              MPI_Ibsend and MPI_Irsend; passive- and active-target one-sided calls on the next rank.
 //   faults:    first-touches `n` fresh pages, with an iteration marker before every 4096 of them
 //              (iteration k touches pages 4096 k ... 4096 k + 4095).
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
@@ -27,6 +31,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -282,6 +287,132 @@ int churn(int rank, int size, int n) {
   return in == (rank + 1) % size && put_ok ? 0 : 7;
 }
 
+int collectives(int rank, int size) {
+  const MPI_Datatype d = MPI_DOUBLE;
+  std::vector<double> a(static_cast<std::size_t>(64 * size), rank), b(static_cast<std::size_t>(64 * size), 0);
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size)),
+      mine(static_cast<std::size_t>(size), rank + 1), ones(static_cast<std::size_t>(size), 1),
+      bytes_at(static_cast<std::size_t>(size));
+  std::vector<MPI_Datatype> types(static_cast<std::size_t>(size), d);
+  for (int i = 0; i < size; ++i) {
+    counts[static_cast<std::size_t>(i)] = i + 1;
+    displs[static_cast<std::size_t>(i)] = i * size;
+    bytes_at[static_cast<std::size_t>(i)] = 8 * i;
+  }
+  // What each rank receives in the v-collectives: counts[rank] from everyone.
+  std::vector<int> from(static_cast<std::size_t>(size), rank + 1);
+  const int* c = counts.data();
+  const int* dsp = displs.data();
+  MPI_Scatter(a.data(), 2, d, b.data(), 2, d, 0, MPI_COMM_WORLD);
+  MPI_Scatterv(a.data(), c, dsp, d, b.data(), rank + 1, d, 0, MPI_COMM_WORLD);
+  MPI_Gatherv(a.data(), rank + 1, d, b.data(), c, dsp, d, 0, MPI_COMM_WORLD);
+  MPI_Allgatherv(a.data(), rank + 1, d, b.data(), c, dsp, d, MPI_COMM_WORLD);
+  MPI_Alltoallv(a.data(), c, dsp, d, b.data(), from.data(), dsp, d, MPI_COMM_WORLD);
+  MPI_Alltoallw(a.data(), ones.data(), bytes_at.data(), types.data(), b.data(), ones.data(), bytes_at.data(), types.data(),
+                MPI_COMM_WORLD);
+  MPI_Reduce_scatter(a.data(), b.data(), c, d, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Reduce_scatter_block(a.data(), b.data(), 2, d, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Scan(a.data(), b.data(), 3, d, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Exscan(a.data(), b.data(), 3, d, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Comm ring;
+  const int periodic = 1;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, &size, &periodic, 0, &ring);
+  // To the left neighbour 1 element, to the right 2: so 2 come from the left and 1 from the right.
+  const int two[2] = {2, 2}, at[2] = {0, 2}, split[2] = {1, 2}, back[2] = {2, 1}, gap[2] = {0, 4}, one[2] = {1, 1};
+  const MPI_Aint wat[2] = {0, 8};
+  const MPI_Datatype wt[2] = {d, d};
+  MPI_Neighbor_allgather(a.data(), 2, d, b.data(), 2, d, ring);
+  MPI_Neighbor_allgatherv(a.data(), 2, d, b.data(), two, at, d, ring);
+  MPI_Neighbor_alltoall(a.data(), 3, d, b.data(), 3, d, ring);
+  MPI_Neighbor_alltoallv(a.data(), split, gap, d, b.data(), back, gap, d, ring);
+  MPI_Neighbor_alltoallw(a.data(), one, wat, wt, b.data(), one, wat, wt, ring);
+  // Non-blocking: each into its own part of b, all completed by one MPI_Waitall.
+  std::vector<MPI_Request> r;
+  auto next = [&] {
+    r.push_back(MPI_REQUEST_NULL);
+    return &r.back();
+  };
+  r.reserve(32);
+  double* out = b.data();
+  std::vector<double> more(static_cast<std::size_t>(64 * size * 20), 0);
+  auto part = [&](int k) { return more.data() + static_cast<std::ptrdiff_t>(k) * 64 * size; };
+  MPI_Ibcast(part(0), 4, d, 0, MPI_COMM_WORLD, next());
+  MPI_Ireduce(a.data(), part(1), 4, d, MPI_SUM, 0, MPI_COMM_WORLD, next());
+  MPI_Igather(a.data(), 2, d, part(2), 2, d, 0, MPI_COMM_WORLD, next());
+  MPI_Igatherv(a.data(), rank + 1, d, part(3), c, dsp, d, 0, MPI_COMM_WORLD, next());
+  MPI_Iscatter(a.data(), 2, d, part(4), 2, d, 0, MPI_COMM_WORLD, next());
+  MPI_Iscatterv(a.data(), c, dsp, d, part(5), rank + 1, d, 0, MPI_COMM_WORLD, next());
+  MPI_Iallgather(a.data(), 2, d, part(6), 2, d, MPI_COMM_WORLD, next());
+  MPI_Iallgatherv(a.data(), rank + 1, d, part(7), c, dsp, d, MPI_COMM_WORLD, next());
+  MPI_Ialltoall(a.data(), 2, d, part(8), 2, d, MPI_COMM_WORLD, next());
+  MPI_Ialltoallv(a.data(), c, dsp, d, part(9), from.data(), dsp, d, MPI_COMM_WORLD, next());
+  MPI_Ialltoallw(a.data(), ones.data(), bytes_at.data(), types.data(), part(10), ones.data(), bytes_at.data(), types.data(),
+                 MPI_COMM_WORLD, next());
+  MPI_Ireduce_scatter(a.data(), part(11), c, d, MPI_SUM, MPI_COMM_WORLD, next());
+  MPI_Ireduce_scatter_block(a.data(), part(12), 2, d, MPI_SUM, MPI_COMM_WORLD, next());
+  MPI_Iscan(a.data(), part(13), 3, d, MPI_SUM, MPI_COMM_WORLD, next());
+  MPI_Iexscan(a.data(), part(14), 3, d, MPI_SUM, MPI_COMM_WORLD, next());
+  MPI_Ineighbor_allgather(a.data(), 2, d, part(15), 2, d, ring, next());
+  MPI_Ineighbor_allgatherv(a.data(), 2, d, part(16), two, at, d, ring, next());
+  MPI_Ineighbor_alltoall(a.data(), 3, d, part(17), 3, d, ring, next());
+  MPI_Ineighbor_alltoallv(a.data(), split, gap, d, part(18), back, gap, d, ring, next());
+  MPI_Ineighbor_alltoallw(a.data(), one, wat, wt, part(19), one, wat, wt, ring, next());
+  MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+  MPI_Comm_free(&ring);
+  // Buffered and ready sends to the next rank.
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  std::vector<char> attached(MPI_BSEND_OVERHEAD + 64);
+  MPI_Buffer_attach(attached.data(), static_cast<int>(attached.size()));
+  MPI_Request p2p[4];
+  MPI_Irecv(out, 1, d, left, 11, MPI_COMM_WORLD, &p2p[0]);
+  MPI_Irecv(out + 1, 1, d, left, 12, MPI_COMM_WORLD, &p2p[1]);
+  MPI_Barrier(MPI_COMM_WORLD);  // every ready send finds its receive posted
+  MPI_Ibsend(a.data(), 1, d, right, 11, MPI_COMM_WORLD, &p2p[2]);
+  MPI_Irsend(a.data(), 1, d, right, 12, MPI_COMM_WORLD, &p2p[3]);
+  MPI_Waitall(4, p2p, MPI_STATUSES_IGNORE);
+  void* detached = nullptr;
+  int detached_size = 0;
+  MPI_Buffer_detach(&detached, &detached_size);
+  // One-sided, on the next rank: passive target (exclusive lock, then lock_all), then active target.
+  double* base = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate(64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  double result[4] = {}, one_value = 1;
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+  MPI_Accumulate(a.data(), 2, d, right, 0, 2, d, MPI_SUM, win);
+  MPI_Get_accumulate(a.data(), 3, d, result, 3, d, right, 4, 3, d, MPI_SUM, win);
+  MPI_Fetch_and_op(&one_value, result, d, right, 8, MPI_SUM, win);
+  const std::int64_t swap_in = 1, swap_if = 0;  // compare-and-swap takes integers only
+  std::int64_t swapped = 0;
+  MPI_Compare_and_swap(&swap_in, &swap_if, &swapped, MPI_INT64_T, right, 9, win);
+  MPI_Win_flush(right, win);
+  MPI_Win_flush_local(right, win);
+  MPI_Request rma[2];
+  MPI_Rput(a.data(), 2, d, right, 10, 2, d, win, &rma[0]);
+  MPI_Rget(result, 2, d, right, 12, 2, d, win, &rma[1]);
+  MPI_Waitall(2, rma, MPI_STATUSES_IGNORE);
+  MPI_Win_unlock(right, win);
+  MPI_Win_lock_all(0, win);
+  MPI_Win_flush_all(win);
+  MPI_Win_flush_local_all(win);
+  MPI_Win_unlock_all(win);
+  MPI_Group world, to, by;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 1, &right, &to);
+  MPI_Group_incl(world, 1, &left, &by);
+  MPI_Win_post(by, 0, win);
+  MPI_Win_start(to, 0, win);
+  MPI_Put(a.data(), 1, d, right, 20, 1, d, win);
+  MPI_Win_complete(win);
+  MPI_Win_wait(win);
+  const bool ok = base[20] == static_cast<double>(left);
+  MPI_Group_free(&to);
+  MPI_Group_free(&by);
+  MPI_Group_free(&world);
+  MPI_Win_free(&win);
+  return ok ? 0 : 8;
+}
+
 int faults(int n) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t bytes = page * static_cast<std::size_t>(n);
@@ -334,6 +465,8 @@ int main(int argc, char** argv) {
     rc = gaps(rank, size);
   else if (std::strcmp(mode, "churn") == 0)
     rc = churn(rank, size, argc > 2 ? std::atoi(argv[2]) : 1000);
+  else if (std::strcmp(mode, "collectives") == 0)
+    rc = collectives(rank, size);
   else if (std::strcmp(mode, "faults") == 0)
     rc = faults(argc > 2 ? std::atoi(argv[2]) : 4096);
   else if (std::strcmp(mode, "markers") == 0)

@@ -722,8 +722,14 @@ void Scope::snapshot(const MPI_Request* requests, int count) {
   const Guard guard(s);
   for (int k = 0; k < count; ++k) {
     t_handles[static_cast<std::size_t>(k)] = requests[k];
-    const detail::RequestInfo* info =
-        requests[k] == MPI_REQUEST_NULL ? nullptr : s.requests.find(reinterpret_cast<std::uintptr_t>(requests[k]));
+    const auto handle = reinterpret_cast<std::uintptr_t>(requests[k]);
+    const detail::RequestInfo* info = requests[k] == MPI_REQUEST_NULL ? nullptr : s.requests.find(handle);
+    // A handle that stands for several requests (request_table.hpp): its nth use here is its nth oldest.
+    if (info != nullptr && s.requests.find(handle, 1) != nullptr) {
+      int nth = 0;
+      for (int j = 0; j < k; ++j) nth += requests[j] == requests[k] ? 1 : 0;
+      info = s.requests.find(handle, nth);
+    }
     t_infos[static_cast<std::size_t>(k)] = info != nullptr ? *info : detail::RequestInfo{};
   }
 }
@@ -838,6 +844,45 @@ void Scope::forget_request(const MPI_Request* r) {
   if (!recording_ || r == nullptr) return;
   const Guard guard(*g_state);
   g_state->requests.erase(reinterpret_cast<std::uintptr_t>(*r));
+}
+
+void Scope::buffer_v(const void* buf, const int counts[], const int displs[], MPI_Datatype type, MPI_Comm comm, Over over) {
+  if (buf == MPI_IN_PLACE || counts == nullptr || type == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL) return;
+  int n = 0;
+  if (over == Over::neighbors) {
+    int topology = MPI_UNDEFINED;
+    PMPI_Topo_test(comm, &topology);
+    if (topology == MPI_CART) {
+      PMPI_Cartdim_get(comm, &n);
+      n *= 2;
+    } else if (topology == MPI_GRAPH) {
+      int me = 0;
+      PMPI_Comm_rank(comm, &me);
+      PMPI_Graph_neighbors_count(comm, me, &n);
+    } else if (topology == MPI_DIST_GRAPH) {
+      int in = 0, weighted = 0;
+      PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted);
+    }
+  } else {
+    int inter = 0;
+    if (over == Over::peers) PMPI_Comm_test_inter(comm, &inter);
+    if (inter != 0)
+      PMPI_Comm_remote_size(comm, &n);
+    else
+      PMPI_Comm_size(comm, &n);
+  }
+  std::int64_t total = 0, end = 0;
+  for (int i = 0; i < n; ++i) {
+    total += counts[i];
+    end = std::max<std::int64_t>(end, (displs != nullptr ? displs[i] : total - counts[i]) + std::int64_t{counts[i]});
+  }
+  const detail::DatatypeCache& t = detail::t_datatype;
+  if (t.type != type || t.generation != detail::g_recording.datatype_generation.load(std::memory_order_relaxed))
+    detail::lookup_datatype(type);
+  event_.count = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
+  event_.buffer = reinterpret_cast<std::uint64_t>(buf);
+  event_.bytes = total * t.size;
+  event_.extent = end * t.extent;
 }
 
 void Scope::translate_peer(int rank, MPI_Comm c) {

@@ -112,6 +112,12 @@ public:
     event_.bytes = static_cast<std::int64_t>(count) * t.size;
     event_.extent = static_cast<std::int64_t>(count) * t.extent;
   }
+  // A v-collective's buffer: counts[i] (displacements displs[i], if given) elements of `type` for
+  // each member of `over`: comm's group (for an intercommunicator its remote group, the peers of an
+  // all-to-all), its local group only (a reduce-scatter's result), or the outgoing neighbours of its
+  // topology. Records the sum of the counts.
+  enum class Over { peers, local_group, neighbors };
+  void buffer_v(const void* buf, const int counts[], const int displs[], MPI_Datatype type, MPI_Comm comm, Over over);
   void count(int n) { event_.count = n; }
   void comm(MPI_Comm c) { event_.comm = c == MPI_COMM_WORLD ? 0 : c == MPI_COMM_NULL ? -1 : detail::comm_id(c); }
   void peer(int rank, MPI_Comm c) {

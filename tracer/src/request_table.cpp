@@ -8,27 +8,41 @@ bool RequestTable::insert(const RequestInfo& info) {
     ++untracked_;
     return false;
   }
+  // After every entry of its probe chain: entries of one handle stay in the order they were made.
   std::size_t i = home(info.handle);
-  while (slots_[i].handle != 0 && slots_[i].handle != info.handle) i = (i + 1) % slots_.size();
-  if (slots_[i].handle == 0) ++used_;
+  while (slots_[i].handle != 0) i = (i + 1) % slots_.size();
   slots_[i] = info;
+  ++used_;
   return true;
 }
 
-const RequestInfo* RequestTable::find(std::uintptr_t handle) const {
+const RequestInfo* RequestTable::find(std::uintptr_t handle, int nth) const {
   std::size_t i = home(handle);
   while (slots_[i].handle != 0) {
-    if (slots_[i].handle == handle) return &slots_[i];
+    if (slots_[i].handle == handle && nth-- == 0) return &slots_[i];
     i = (i + 1) % slots_.size();
   }
   return nullptr;
 }
 
 void RequestTable::erase(std::uintptr_t handle) {
+  if (const RequestInfo* r = find(handle)) erase_slot(static_cast<std::size_t>(r - slots_.data()));
+}
+
+void RequestTable::erase_if(std::uintptr_t handle, std::int64_t id) {
   std::size_t i = home(handle);
-  while (slots_[i].handle != 0 && slots_[i].handle != handle) i = (i + 1) % slots_.size();
-  if (slots_[i].handle == 0) return;
-  // Backward-shift deletion keeps every later entry reachable from its home slot.
+  while (slots_[i].handle != 0) {
+    if (slots_[i].handle == handle && slots_[i].id == id) {
+      erase_slot(i);
+      return;
+    }
+    i = (i + 1) % slots_.size();
+  }
+}
+
+void RequestTable::erase_slot(std::size_t i) {
+  // Backward-shift deletion keeps every later entry reachable from its home slot, and the entries
+  // of one handle in their order.
   std::size_t hole = i;
   for (std::size_t j = (i + 1) % slots_.size(); slots_[j].handle != 0; j = (j + 1) % slots_.size()) {
     const std::size_t h = home(slots_[j].handle);

@@ -1,8 +1,13 @@
 #pragma once
 // Open-addressing table from MPI_Request handles to the ids the tracer gave them (preallocated: no
 // allocation on the hot path). Callers hold the recorder lock.
-#include <mpi.h>
-
+//
+// One handle may stand for several requests at once: an MPI may hand out one shared, already
+// complete request object for operations that completed at once (Open MPI does for MPI_Ibsend and
+// for sends to MPI_PROC_NULL). Each such request keeps its own entry, in the order they were made,
+// so that each completion is told apart: the nth use of a handle in one call is its nth oldest
+// entry.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -22,21 +27,21 @@ public:
   explicit RequestTable(std::size_t capacity = 1 << 16) : slots_(capacity) {}
   // False when full (the request is then untracked; its completion records id -1).
   bool insert(const RequestInfo& info);
-  [[nodiscard]] const RequestInfo* find(std::uintptr_t handle) const;
+  // The nth oldest entry of the handle, or null.
+  [[nodiscard]] const RequestInfo* find(std::uintptr_t handle, int nth = 0) const;
   // A persistent request started (true) or completed (false); unknown handles are ignored.
   void set_active(std::uintptr_t handle, bool active) {
     if (const RequestInfo* r = find(handle)) const_cast<RequestInfo*>(r)->active = active;
   }
-  void erase(std::uintptr_t handle);
-  // Erases only if the handle still maps to request `id` (another thread may have reused it).
-  void erase_if(std::uintptr_t handle, std::int64_t id) {
-    const RequestInfo* r = find(handle);
-    if (r != nullptr && r->id == id) erase(handle);
-  }
+  void erase(std::uintptr_t handle);  // its oldest entry
+  // Erases the handle's entry for request `id`, if it still has one.
+  void erase_if(std::uintptr_t handle, std::int64_t id);
   [[nodiscard]] std::int64_t untracked() const { return untracked_; }
+  [[nodiscard]] std::size_t size() const { return used_; }
 
 private:
   [[nodiscard]] std::size_t home(std::uintptr_t h) const { return (h * 0x9e3779b97f4a7c15ULL >> 17) % slots_.size(); }
+  void erase_slot(std::size_t i);
   std::vector<RequestInfo> slots_;
   std::size_t used_ = 0;
   std::int64_t untracked_ = 0;

@@ -87,9 +87,17 @@ def wrapper(f):
         # At an intercommunicator root (MPI_ROOT) or a non-root of its group (MPI_PROC_NULL) the
         # send buffer and type are not significant: they may be anything, so they are not read.
         significant = ""
-        if roles.get("peer") == "root" and roles.get("buf") == "sendbuf":
+        if roles.get("peer") == "root" and roles.get("buf") in ("sendbuf", "recvbuf"):
             significant = "if (root != MPI_ROOT && root != MPI_PROC_NULL) "
-        if "buf" in roles and "inplace" in roles:
+        if "counts" in roles:  # a v-collective: one count (and displacement) per rank or neighbour
+            b = roles["buf"]
+            if "inplace" in roles:
+                b = f"{b} == MPI_IN_PLACE ? {roles['inplace']} : {b}"
+            displs = roles.get("displs", "nullptr")
+            over = "neighbors" if "neighbor" in name.lower() else "local_group" if "reduce_scatter" in name.lower() else "peers"
+            rec.append(f"scope.buffer_v({b}, {roles['counts']}, {displs}, {roles['type']}, {roles['comm']}, "
+                       f"ripple::trace::Scope::Over::{over});")
+        elif "buf" in roles and "inplace" in roles:
             b, ip = roles["buf"], roles["inplace"]
             count, typ = roles["count"], roles["type"]
             rec.append(f"{significant}{{")
