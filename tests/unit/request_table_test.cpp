@@ -22,8 +22,14 @@ RequestInfo request(std::uintptr_t handle, std::int64_t id) {
 TEST(RequestTable, OneHandleForSeveralRequestsKeepsThemApartInOrder) {
   RequestTable t(64);
   const std::uintptr_t shared = 0x7f1604f07cc0;  // as Open MPI hands out for completed MPI_Ibsend
-  for (std::int64_t id = 10; id < 13; ++id) ASSERT_TRUE(t.insert(request(shared, id)));
-  ASSERT_TRUE(t.insert(request(0x1000, 99)));
+  for (std::int64_t id = 10; id < 13; ++id) {
+    bool held = true;
+    ASSERT_TRUE(t.insert(request(shared, id), &held));
+    EXPECT_EQ(held, id > 10) << id;  // the handle already had entries
+  }
+  bool held = true;
+  ASSERT_TRUE(t.insert(request(0x1000, 99), &held));
+  EXPECT_FALSE(held);
   EXPECT_EQ(t.find(shared)->id, 10);
   EXPECT_EQ(t.find(shared, 1)->id, 11);
   EXPECT_EQ(t.find(shared, 2)->id, 12);

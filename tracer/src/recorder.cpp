@@ -908,10 +908,22 @@ void Scope::request(const MPI_Request* r) {
   info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init;
   info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Ssend_init || call == Call::MPI_Bsend_init ||
                     call == Call::MPI_Rsend_init || call == Call::MPI_Recv_init;
+  bool shared = false;
+  {
+    const Guard guard(s);
+    info.id = event_.request = s.next_request++;
+    info.comm = event_.comm;
+    s.requests.insert(info, &shared);
+  }
+  // A handle the table already held: MPI's shared object for requests complete at once (kept
+  // apart, request_table.hpp), or a live request whose older entries are stale (their completions
+  // went unseen, under MPI_ERRORS_RETURN say): those go. MPI is asked outside the lock.
+  if (!shared) return;
+  int complete = 1;
+  PMPI_Request_get_status(*r, &complete, MPI_STATUS_IGNORE);
+  if (complete != 0) return;
   const Guard guard(s);
-  info.id = event_.request = s.next_request++;
-  info.comm = event_.comm;
-  s.requests.insert(info);
+  while (s.requests.find(info.handle, 1) != nullptr) s.requests.erase(info.handle);  // all but the newest, this one
 }
 
 }  // namespace ripple::trace

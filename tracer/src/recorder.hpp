@@ -103,8 +103,9 @@ public:
   // Records the call now (for calls that do not return, MPI_Abort); nothing more is recorded.
   void commit_now();
   void buffer(const void* buf, int count, MPI_Datatype type) {
+    if (buf == MPI_IN_PLACE) return;  // its count and type may be anything
     event_.count = count;
-    if (buf == MPI_IN_PLACE || type == MPI_DATATYPE_NULL) return;
+    if (type == MPI_DATATYPE_NULL) return;
     const detail::DatatypeCache& t = detail::t_datatype;
     if (t.type != type || t.generation != detail::g_recording.datatype_generation.load(std::memory_order_relaxed))
       detail::lookup_datatype(type);

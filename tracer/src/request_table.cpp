@@ -2,7 +2,7 @@
 
 namespace ripple::trace::detail {
 
-bool RequestTable::insert(const RequestInfo& info) {
+bool RequestTable::insert(const RequestInfo& info, bool* shared) {
   if (info.handle == 0) return false;
   if (used_ + 1 >= slots_.size() * 3 / 4) {
     ++untracked_;
@@ -10,7 +10,9 @@ bool RequestTable::insert(const RequestInfo& info) {
   }
   // After every entry of its probe chain: entries of one handle stay in the order they were made.
   std::size_t i = home(info.handle);
-  while (slots_[i].handle != 0) i = (i + 1) % slots_.size();
+  bool seen = false;
+  for (; slots_[i].handle != 0; i = (i + 1) % slots_.size()) seen = seen || slots_[i].handle == info.handle;
+  if (shared != nullptr) *shared = seen;
   slots_[i] = info;
   ++used_;
   return true;

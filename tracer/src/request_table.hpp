@@ -25,8 +25,9 @@ struct RequestInfo {
 class RequestTable {
 public:
   explicit RequestTable(std::size_t capacity = 1 << 16) : slots_(capacity) {}
-  // False when full (the request is then untracked; its completion records id -1).
-  bool insert(const RequestInfo& info);
+  // False when full (the request is then untracked; its completion records id -1). `shared`: set
+  // when the handle already had entries.
+  bool insert(const RequestInfo& info, bool* shared = nullptr);
   // The nth oldest entry of the handle, or null.
   [[nodiscard]] const RequestInfo* find(std::uintptr_t handle, int nth = 0) const;
   // A persistent request started (true) or completed (false); unknown handles are ignored.

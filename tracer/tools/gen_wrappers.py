@@ -89,6 +89,10 @@ def wrapper(f):
         significant = ""
         if roles.get("peer") == "root" and roles.get("buf") in ("sendbuf", "recvbuf"):
             significant = "if (root != MPI_ROOT && root != MPI_PROC_NULL) "
+        elif roles.get("peer") == "root" and "buf" in roles:  # a broadcast: the root's buffer is its data
+            significant = "if (root != MPI_PROC_NULL) "
+        if "counts" in roles and roles.get("peer") == "root":
+            sys.exit(f"{name}: a counts role with a root: the counts mean something at the root only")
         if "counts" in roles:  # a v-collective: one count (and displacement) per rank or neighbour
             b = roles["buf"]
             if "inplace" in roles:
