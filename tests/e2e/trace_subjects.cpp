@@ -20,7 +20,10 @@
 //   collectives: every collective beyond the basic ones once, blocking, non-blocking (completed by
 //              one MPI_Waitall) and neighbourhood (on a periodic 1-D Cartesian ring), with counts
 //              that tell them apart (v-collectives: counts[i] = i + 1 at displacements i * size);
-//              MPI_Ibsend and MPI_Irsend; passive- and active-target one-sided calls on the next rank.
+//              MPI_Ibsend and MPI_Irsend; matched probes and receives (MPI_Mprobe + MPI_Mrecv from
+//              MPI_ANY_SOURCE, MPI_Improbe + MPI_Imrecv from a named source) on a communicator in
+//              reverse rank order, from world rank + 1; passive- and active-target one-sided calls
+//              on the next rank.
 //   faults:    first-touches `n` fresh pages, with an iteration marker before every 4096 of them
 //              (iteration k touches pages 4096 k ... 4096 k + 4095).
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
@@ -373,6 +376,23 @@ int collectives(int rank, int size) {
   void* detached = nullptr;
   int detached_size = 0;
   MPI_Buffer_detach(&detached, &detached_size);
+  MPI_Comm reversed;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &reversed);
+  int me = 0;
+  MPI_Comm_rank(reversed, &me);  // size - 1 - rank: local me - 1 is world rank + 1
+  MPI_Request sends[2];
+  MPI_Isend(a.data(), 3, d, (me + 1) % size, 31, reversed, &sends[0]);
+  MPI_Isend(a.data(), 2, d, (me + 1) % size, 32, reversed, &sends[1]);
+  MPI_Message message;
+  MPI_Status probe_status;
+  MPI_Mprobe(MPI_ANY_SOURCE, 31, reversed, &message, &probe_status);
+  MPI_Mrecv(out, 3, d, &message, MPI_STATUS_IGNORE);
+  for (int flag = 0; flag == 0;) MPI_Improbe((me + size - 1) % size, 32, reversed, &flag, &message, &probe_status);
+  MPI_Request matched;
+  MPI_Imrecv(out, 2, d, &message, &matched);
+  MPI_Wait(&matched, MPI_STATUS_IGNORE);
+  MPI_Waitall(2, sends, MPI_STATUSES_IGNORE);
+  MPI_Comm_free(&reversed);
   // One-sided, on the next rank: passive target (exclusive lock, then lock_all), then active target.
   double* base = nullptr;
   MPI_Win win;

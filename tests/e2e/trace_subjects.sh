@@ -154,7 +154,7 @@ PY
 # machine, traced or not: the one-sided calls run over osc/pt2pt.)
 timeout 300 "$MPIEXEC" -np 4 --oversubscribe --mca osc pt2pt "$RIPPLE_BIN" trace -o coll.h5 -- "$SUBJECTS_BIN" collectives \
   > coll.txt 2>&1 || fail "collectives run: $(tail -n 3 coll.txt)"
-/usr/bin/python3 - coll.h5 <<'PY' && pass "every collective, send and one-sided call: bytes, extents, roots, targets and completions" || fail "collectives trace"
+/usr/bin/python3 - coll.h5 <<'PY' && pass "every collective, send, matched probe and one-sided call: bytes, extents, roots, targets and completions" || fail "collectives trace"
 import sys
 import numpy as np
 from trace_file import Trace
@@ -191,11 +191,22 @@ for r in range(4):
     for name in ("MPI_Win_lock_all", "MPI_Win_flush_all", "MPI_Win_flush_local_all", "MPI_Win_unlock_all", "MPI_Win_post",
                  "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait"):
         assert len(t.calls(name, e)) == 1, (r, name)
-    # Each request made (20 non-blocking collectives, 4 point-to-point, 2 one-sided) completed once,
-    # the two sends that Open MPI answers with one shared request handle included.
+    # Matched probes and receives: the sender (world rank + 1) through the reversed communicator, the
+    # bytes of the message, the probe's communicator on the receive, and the Imrecv's completion.
+    before = (r + 1) % 4
+    mprobe, mrecv = t.calls("MPI_Mprobe", e), t.calls("MPI_Mrecv", e)
+    improbe, imrecv = t.calls("MPI_Improbe", e)[-1:], t.calls("MPI_Imrecv", e)
+    assert len(mprobe) == len(mrecv) == len(imrecv) == 1 and len(improbe) == 1, r
+    for c, nbytes in ((mprobe, 24), (mrecv, 24), (improbe, 16)):
+        assert c["peer"][0] == before and c["bytes"][0] == nbytes and c["comm"][0] == mprobe["comm"][0] > 0, (r, c)
+    assert imrecv["comm"][0] == mprobe["comm"][0]
+    done_imrecv = e[(e["call"] == t.id("completion")) & (e["request"] == imrecv["request"][0])]
+    assert len(done_imrecv) == 1 and done_imrecv["peer"][0] == before and done_imrecv["bytes"][0] == 16, (r, done_imrecv)
+    # Each request made (20 non-blocking collectives, 4 + 3 point-to-point, 2 one-sided) completed
+    # once, the two sends that Open MPI answers with one shared request handle included.
     made = e[e["request"] >= 0]
     made = made[made["call"] != t.id("completion")]
     done = t.calls("completion", e)["request"]
-    assert len(made) == 26 and sorted(done) == sorted(made["request"]), (r, sorted(done), sorted(made["request"]))
+    assert len(made) == 29 and sorted(done) == sorted(made["request"]), (r, sorted(done), sorted(made["request"]))
 PY
 finish

@@ -790,8 +790,40 @@ void Scope::completed_some(int outcount, const int* indices, const MPI_Status* s
 }
 
 void Scope::resolve_source(const MPI_Status* status, MPI_Comm c) {
-  if (!recording_ || event_.peer != -2 || status == nullptr || status->MPI_SOURCE < 0) return;
-  peer(status->MPI_SOURCE, c);  // the actual sender of an MPI_ANY_SOURCE receive
+  if (!recording_ || status == nullptr) return;
+  const bool any = event_.peer == -2;
+  if (any && status->MPI_SOURCE < 0) return;
+  if (any) peer(status->MPI_SOURCE, c);                                // the actual sender of an MPI_ANY_SOURCE receive
+  if (any || event_.buffer == 0) event_.bytes = status_bytes(status);  // a probe: the pending message's
+}
+
+void Scope::probed(const MPI_Message* message) {
+  if (!recording_ || message == nullptr || *message == MPI_MESSAGE_NULL || *message == MPI_MESSAGE_NO_PROC) return;
+  State& s = *g_state;
+  const Guard guard(s);
+  s.messages[reinterpret_cast<std::uintptr_t>(*message)] = event_.comm;
+}
+
+void Scope::taking(const MPI_Message* message) {
+  if (!recording_ || message == nullptr || *message == MPI_MESSAGE_NULL) return;
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    event_.peer = -3;  // a probe of MPI_PROC_NULL's
+    return;
+  }
+  State& s = *g_state;
+  const Guard guard(s);
+  const auto it = s.messages.find(reinterpret_cast<std::uintptr_t>(*message));
+  if (it == s.messages.end()) return;  // probed by a call the tracer did not record
+  event_.comm = it->second;
+  s.messages.erase(it);
+}
+
+void Scope::received_message(const MPI_Status* status) {
+  if (!recording_ || status == nullptr || event_.peer == -3) return;
+  if (event_.comm >= 0 && status->MPI_SOURCE >= 0) {
+    event_.peer = detail::world_rank(event_.comm, status->MPI_SOURCE);
+    event_.same_node = event_.peer >= 0 && g_state->on_node[static_cast<std::size_t>(event_.peer)] ? 1 : 0;
+  }
   event_.bytes = status_bytes(status);
 }
 
@@ -905,7 +937,7 @@ void Scope::request(const MPI_Request* r) {
   const Call call = static_cast<Call>(event_.call);
   detail::RequestInfo info;
   info.handle = reinterpret_cast<std::uintptr_t>(*r);
-  info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init;
+  info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init || call == Call::MPI_Imrecv;
   info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Ssend_init || call == Call::MPI_Bsend_init ||
                     call == Call::MPI_Rsend_init || call == Call::MPI_Recv_init;
   bool shared = false;

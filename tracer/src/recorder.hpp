@@ -140,7 +140,14 @@ public:
   void completed_some(int outcount, const int* indices, const MPI_Status* statuses);
   // The call returned MPI_ERR_IN_STATUS: each status's MPI_ERROR says whether its request completed.
   void errors_in_status() { errors_in_status_ = true; }
-  void resolve_source(const MPI_Status* status, MPI_Comm c);  // MPI_ANY_SOURCE: the actual sender
+  // A probe or receive: the actual sender of an MPI_ANY_SOURCE one, and the bytes the status gives
+  // (a probe has no buffer: the pending message's bytes).
+  void resolve_source(const MPI_Status* status, MPI_Comm c);
+  // Matched probes: the message a probe returned keeps its communicator (probed) for the receive that
+  // takes it (taking, before the call; received_message after MPI_Mrecv: sender and bytes).
+  void probed(const MPI_Message* message);
+  void taking(const MPI_Message* message);
+  void received_message(const MPI_Status* status);
   // The receive half of a combined call (MPI_Sendrecv): a completion record (request -1) with the
   // actual source, tag and bytes from the status.
   void received(int source, const MPI_Status* status, MPI_Comm c);

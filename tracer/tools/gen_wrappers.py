@@ -81,6 +81,8 @@ def wrapper(f):
             body.append(f"  scope.snapshot({roles['completes']}, {roles['count']});")
         if "free" in roles:
             body.append(f"  scope.forget_request({roles['free']});")
+        if "taken" in roles:  # before the call, which sets the handle to MPI_MESSAGE_NULL
+            body.append(f"  scope.taking({roles['taken']});")
         call = f"P{name}({', '.join(args_list)})"
         body.append(f"  const int rc = {call};")
         rec = []
@@ -142,6 +144,10 @@ def wrapper(f):
             rec.append(f"scope.received({roles['recvpeer']}, ripple_status, {roles['comm']});")
         elif "status" in roles and "peer" in roles:
             rec.append(f"if ({done_flag}) scope.resolve_source(ripple_status, {roles['comm']});")
+        elif "status" in roles and "taken" in roles:
+            rec.append(f"if ({ok}) scope.received_message(ripple_status);")
+        if "message" in roles:
+            rec.append(f"if ({done_flag}) scope.probed({roles['message']});")
         if "start" in roles:
             rec.append(f"scope.started({roles['start']}, 1);")
         if "starts" in roles:
