@@ -908,9 +908,7 @@ void Scope::buffer_v(const void* buf, const int counts[], const int displs[], MP
     total += counts[i];
     end = std::max<std::int64_t>(end, (displs != nullptr ? displs[i] : total - counts[i]) + std::int64_t{counts[i]});
   }
-  const detail::DatatypeCache& t = detail::t_datatype;
-  if (t.type != type || t.generation != detail::g_recording.datatype_generation.load(std::memory_order_relaxed))
-    detail::lookup_datatype(type);
+  const detail::DatatypeCache& t = detail::datatype(type);
   event_.count = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
   event_.buffer = reinterpret_cast<std::uint64_t>(buf);
   event_.bytes = total * t.size;

@@ -74,6 +74,13 @@ struct DatatypeCache {
 };
 extern RIPPLE_TLS constinit thread_local DatatypeCache t_datatype;
 void lookup_datatype(MPI_Datatype type);  // fills t_datatype
+// The size and extent of `type`, from this thread's cache (looked up when it holds another type, or
+// a type may have been freed since).
+inline const DatatypeCache& datatype(MPI_Datatype type) {
+  if (t_datatype.type != type || t_datatype.generation != g_recording.datatype_generation.load(std::memory_order_relaxed))
+    lookup_datatype(type);
+  return t_datatype;
+}
 
 void commit(const Event& e);  // into the ring
 int comm_id(MPI_Comm comm);   // registering comm if the tracer has not seen it
@@ -106,9 +113,7 @@ public:
     if (buf == MPI_IN_PLACE) return;  // its count and type may be anything
     event_.count = count;
     if (type == MPI_DATATYPE_NULL) return;
-    const detail::DatatypeCache& t = detail::t_datatype;
-    if (t.type != type || t.generation != detail::g_recording.datatype_generation.load(std::memory_order_relaxed))
-      detail::lookup_datatype(type);
+    const detail::DatatypeCache& t = detail::datatype(type);
     event_.buffer = reinterpret_cast<std::uint64_t>(buf);
     event_.bytes = static_cast<std::int64_t>(count) * t.size;
     event_.extent = static_cast<std::int64_t>(count) * t.extent;
