@@ -31,6 +31,10 @@ for rank in range(4):
             recvs[(int(x["peer"]), rank, int(x["tag"]), int(x["bytes"]))] += 1
 assert sends == recvs, (sends - recvs, recvs - sends)
 PY
+# The Python example of docs/trace-format.md reads the same file (h5py): a line per rank with its calls.
+example="$(dirname "$0")/../../analysis/examples/read_trace.py"
+/usr/bin/python3 "$example" heat.h5 > example.txt 2>&1 && [ "$(grep -c '^rank [0-3]: .*MPI_Irecv 102, MPI_Isend 102, .*MPI_Waitall 51' example.txt)" -eq 4 ] \
+  && pass "analysis/examples/read_trace.py: each rank's call counts" || fail "read_trace.py: $(head -c 300 example.txt)"
 timeout 300 "$MPIEXEC" -np 4 --oversubscribe -x RIPPLE_TRACE_CLOCK=monotonic "$RIPPLE_BIN" trace -o mono.h5 -- "$HEAT2D_BIN" \
   --tile 32 --grid 2x2 --iterations 50 --warmup 0 > mono.txt 2>&1 || fail "traced heat2d on CLOCK_MONOTONIC: $(cat mono.txt)"
 /usr/bin/python3 - heat.h5 mono.h5 <<'PY' && pass "clock source: TSC where usable, CLOCK_MONOTONIC when asked; both ordered" || fail "clock source checks"
