@@ -82,19 +82,11 @@ private:
 // Appends `bytes` to a side spool; one that fails is closed for good (-1), so that a recovered
 // trace ends that table where the file ends, with whole records only as far as they got.
 bool append_side(int& fd, const void* data, std::size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (fd >= 0 && bytes > 0) {
-    const ssize_t w = ::write(fd, p, bytes);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      ::close(fd);
-      fd = -1;
-      return false;
-    }
-    p += w;
-    bytes -= static_cast<std::size_t>(w);
-  }
-  return fd >= 0;
+  if (fd < 0) return false;
+  if (detail::write_all(fd, data, bytes)) return true;
+  ::close(fd);
+  fd = -1;
+  return false;
 }
 
 // The counter and sample records queued since the last flush, to their spools (under write_mutex).
@@ -178,7 +170,7 @@ int open_side_spool(State& s, const char* kind, const void* header, std::size_t 
     path = where;  // removed at MPI_Finalize like the event spool
     std::string bytes(static_cast<const char*>(header), header_bytes);
     bytes += text;
-    if (::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size())) return fd;
+    if (detail::write_all(fd, bytes.data(), bytes.size())) return fd;
     ::close(fd);
   }
   std::fprintf(stderr, "ripple trace: rank %d cannot write %s: %s (the trace says what is missing)\n", s.rank, where.c_str(),
@@ -256,6 +248,7 @@ void start(Call init_call) {
   PMPI_Group_free(&node_group);
   PMPI_Comm_free(&node);
 
+  s->messages.reserve(64);
   g_state = s;
 
   // The spool: one file per rank in <output>.spool/, with a header, then raw events.
@@ -384,6 +377,15 @@ void abort_flush() {
 namespace detail {
 void flush_all() { flush(); }
 
+// The event into the ring's next slot, unless the ring is full. One producer at a time.
+static inline bool push(State& s, const Event& e) {
+  const std::uint64_t head = s.head.load(std::memory_order_relaxed);
+  if (head - s.tail.load(std::memory_order_acquire) >= s.ring.size()) return false;
+  s.ring[head & (s.ring.size() - 1)] = e;
+  s.head.store(head + 1, std::memory_order_release);
+  return true;
+}
+
 // A full ring, or several producers (MPI_THREAD_MULTIPLE): under the producers' lock, spooling a
 // full ring first (without holding that lock meanwhile).
 [[gnu::noinline]] static void commit_contended(const Event& e) {
@@ -391,12 +393,7 @@ void flush_all() { flush(); }
   for (;;) {
     {
       const Guard guard(s);
-      const std::uint64_t head = s.head.load(std::memory_order_relaxed);
-      if (head - s.tail.load(std::memory_order_acquire) < s.ring.size()) {
-        s.ring[head & (s.ring.size() - 1)] = e;
-        s.head.store(head + 1, std::memory_order_release);
-        return;
-      }
+      if (push(s, e)) return;
     }
     flush();
   }
@@ -405,14 +402,8 @@ void flush_all() { flush(); }
 // One event into the ring: for a single producer no lock and no atomic read-modify-write at all.
 void commit(const Event& e) {
   State& s = *g_state;
-  if (!s.threaded) {
-    const std::uint64_t head = s.head.load(std::memory_order_relaxed);
-    if (head - s.tail.load(std::memory_order_acquire) < s.ring.size()) [[likely]] {
-      s.ring[head & (s.ring.size() - 1)] = e;
-      s.head.store(head + 1, std::memory_order_release);
-      return;
-    }
-  }
+  if (!s.threaded && push(s, e)) [[likely]]
+    return;
   commit_contended(e);
 }
 
@@ -770,7 +761,7 @@ void Scope::completion(int index, const MPI_Status* status) {
       c.peer = -3;
     else if (copy.comm >= 0 && status->MPI_SOURCE >= 0)
       c.peer = detail::world_rank(copy.comm, status->MPI_SOURCE);
-    c.same_node = c.peer >= 0 && c.peer < s.ranks && s.on_node[static_cast<std::size_t>(c.peer)] ? 1 : 0;
+    c.same_node = detail::same_node(c.peer);
   }
 }
 
@@ -801,7 +792,7 @@ void Scope::probed(const MPI_Message* message) {
   if (!recording_ || message == nullptr || *message == MPI_MESSAGE_NULL || *message == MPI_MESSAGE_NO_PROC) return;
   State& s = *g_state;
   const Guard guard(s);
-  s.messages[reinterpret_cast<std::uintptr_t>(*message)] = event_.comm;
+  s.messages.emplace_back(reinterpret_cast<std::uintptr_t>(*message), event_.comm);  // room reserved at MPI_Init
 }
 
 void Scope::taking(const MPI_Message* message) {
@@ -812,17 +803,19 @@ void Scope::taking(const MPI_Message* message) {
   }
   State& s = *g_state;
   const Guard guard(s);
-  const auto it = s.messages.find(reinterpret_cast<std::uintptr_t>(*message));
+  const auto handle = reinterpret_cast<std::uintptr_t>(*message);
+  const auto it = std::find_if(s.messages.begin(), s.messages.end(), [&](const auto& m) { return m.first == handle; });
   if (it == s.messages.end()) return;  // probed by a call the tracer did not record
   event_.comm = it->second;
-  s.messages.erase(it);
+  *it = s.messages.back();
+  s.messages.pop_back();
 }
 
 void Scope::received_message(const MPI_Status* status) {
   if (!recording_ || status == nullptr || event_.peer == -3) return;
   if (event_.comm >= 0 && status->MPI_SOURCE >= 0) {
     event_.peer = detail::world_rank(event_.comm, status->MPI_SOURCE);
-    event_.same_node = event_.peer >= 0 && g_state->on_node[static_cast<std::size_t>(event_.peer)] ? 1 : 0;
+    event_.same_node = detail::same_node(event_.peer);
   }
   event_.bytes = status_bytes(status);
 }
@@ -835,7 +828,7 @@ void Scope::received(int source, const MPI_Status* status, MPI_Comm c) {
   r.comm = event_.comm;
   const int from = source == MPI_ANY_SOURCE ? status->MPI_SOURCE : source;
   r.peer = from >= 0 ? detail::world_rank(event_.comm >= 0 ? event_.comm : detail::comm_id(c), from) : -1;
-  r.same_node = r.peer >= 0 && r.peer < g_state->ranks && g_state->on_node[static_cast<std::size_t>(r.peer)] ? 1 : 0;
+  r.same_node = detail::same_node(r.peer);
 }
 
 void Scope::window(MPI_Win w) {
@@ -926,7 +919,7 @@ void Scope::translate_peer(int rank, MPI_Comm c) {
   }
   const int world = detail::world_rank(event_.comm >= 0 ? event_.comm : detail::comm_id(c), rank);
   event_.peer = world;
-  event_.same_node = world >= 0 && world < g_state->ranks && g_state->on_node[static_cast<std::size_t>(world)] ? 1 : 0;
+  event_.same_node = detail::same_node(world);
 }
 
 void Scope::request(const MPI_Request* r) {

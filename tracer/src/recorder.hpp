@@ -60,6 +60,10 @@ inline bool recording() { return g_recording.on.load(std::memory_order_relaxed);
 // constinit: no dynamic initialisation, so no TLS wrapper call on each access.
 extern RIPPLE_TLS constinit thread_local int t_depth;  // > 0 inside a recorded call: MPI's own calls are not recorded
 
+// 1 if world rank `world` runs on this rank's node.
+inline std::int32_t same_node(int world) {
+  return world >= 0 && world < g_recording.ranks && g_recording.on_node[world] != 0 ? 1 : 0;
+}
 inline double now() { return clock_seconds() - g_recording.t0; }
 // An event's time: raw ticks since tick0, exact in a double for 2^53 ticks (40 days of TSC). The
 // writer and `recover` turn them into seconds with the clock's map (TickMap).

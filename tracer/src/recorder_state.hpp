@@ -82,12 +82,13 @@ struct State {
   std::vector<char> on_node;                     // per world rank
   std::int64_t next_request = 0;
   RequestTable requests;
-  std::unordered_map<std::uintptr_t, int> messages;  // matched-probe messages not yet received -> communicator id (lock)
-  PlacementInfo placement;                           // probed at MPI_Init
-  Counters counters;                                 // read at MPI_Init, every iteration marker and MPI_Finalize
-  MemorySampler sampler;                             // drained by the flusher, at iteration markers and at MPI_Finalize
-  std::atomic_flag lock = ATOMIC_FLAG_INIT;          // with MPI_THREAD_MULTIPLE: one producer at a time, request table
-  std::thread flusher;                               // spools the buffer at least every flush_seconds
+  // Matched-probe messages not yet received, and their communicator ids (lock): a handful at a time.
+  std::vector<std::pair<std::uintptr_t, int>> messages;
+  PlacementInfo placement;                   // probed at MPI_Init
+  Counters counters;                         // read at MPI_Init, every iteration marker and MPI_Finalize
+  MemorySampler sampler;                     // drained by the flusher, at iteration markers and at MPI_Finalize
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;  // with MPI_THREAD_MULTIPLE: one producer at a time, request table
+  std::thread flusher;                       // spools the buffer at least every flush_seconds
   std::atomic<bool> stop_flusher{false};
 };
 

@@ -14,6 +14,7 @@
 #include <map>
 
 #include "ripple/trace/pmu_event.hpp"
+#include "spool_format.hpp"
 #include "tracer_clock.hpp"
 
 namespace ripple::trace::detail {
@@ -223,18 +224,10 @@ void MemorySampler::spool_new() {
     std::lock_guard<std::mutex> guard(mutex_);  // taken out: a drain at a marker never waits for the write
     writing_.swap(pending_);
   }
-  const char* p = reinterpret_cast<const char*>(writing_.data());
-  std::size_t bytes = spool_failed_ || spool_fd_ < 0 ? 0 : writing_.size() * sizeof(SampleRecord);
-  while (bytes > 0) {  // whatever is not written is dropped, and counted so at MPI_Finalize
-    const ssize_t w = ::write(spool_fd_, p, bytes);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      spool_failed_ = true;  // the spool ends here, with whole records as far as they got
-      break;
-    }
-    p += w;
-    bytes -= static_cast<std::size_t>(w);
-  }
+  // Whatever is not written is dropped, and counted so at MPI_Finalize; the spool ends there, with
+  // whole records as far as they got.
+  if (!spool_failed_ && spool_fd_ >= 0 && !writing_.empty())
+    spool_failed_ = !write_all(spool_fd_, writing_.data(), writing_.size() * sizeof(SampleRecord));
   writing_.clear();  // its room stays for the next swap
 }
 

@@ -2,6 +2,10 @@
 // The per-rank spool files in <output>.spool/ (docs/trace-format.md): what a killed run leaves on
 // disk for `ripple trace recover`. Written by the recorder; read back by MPI_Finalize, which writes
 // the trace file from them, and by recover (spool_reader.hpp).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
 #include <cstdint>
 
 #include "ripple/trace/event.hpp"
@@ -9,6 +13,20 @@
 #include "ripple/trace/tick_clock.hpp"
 
 namespace ripple::trace::detail {
+
+// Writes all `bytes` to fd at its end, across short writes and signals. False if they did not all
+// get there (the file then ends with as many as did).
+inline bool write_all(int fd, const void* data, std::size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t w = ::write(fd, p, bytes);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    bytes -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
 
 // Header of the event spool, rank-NNNNNN.bin; raw Events follow from data_offset on (a whole block
 // after the header, so that events can be written with O_DIRECT: event_spool.hpp). The header holds

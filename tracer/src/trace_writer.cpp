@@ -131,12 +131,6 @@ std::int64_t agreed_rounds(std::int64_t rows, std::int64_t per_round) {
   return rounds;
 }
 
-// Whole records in a side spool (0 without one).
-std::int64_t spool_rows(const std::string& path, std::int64_t data_offset, std::size_t record_bytes) {
-  detail::SpoolRecords in;
-  return !path.empty() && in.open(path, data_offset, record_bytes) ? in.records() : 0;
-}
-
 // A side spool's records, read back for the file (flush_all has written them all). `rows`: how
 // many whole records it holds (0 if it cannot be read: they count as lost).
 struct SideSpool {
@@ -219,6 +213,9 @@ void write_placement(const ParallelH5File& file, const State& s) {
               s.placement.node_xml.data());
 }
 
+// A counter spool's record: its head, then one int64 per event.
+std::size_t counter_record_bytes(const State& s) { return sizeof(detail::CounterRecordHead) + 8 * s.counters.size(); }
+
 // /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize) from its counter
 // spool, collectively, in rounds.
 void write_counters(const ParallelH5File& file, const State& s, const ClockModel& clock) {
@@ -229,7 +226,7 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   PMPI_Allreduce(MPI_IN_PLACE, widths, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
   const bool same_width = widths[0] == -widths[1];
   constexpr std::size_t kHead = sizeof(detail::CounterRecordHead);
-  const std::size_t record_bytes = kHead + 8 * n;
+  const std::size_t record_bytes = counter_record_bytes(s);
   SideSpool spool(n > 0 ? s.counter_spool_path : std::string(), s.counter_data_offset, record_bytes);
   const std::int64_t rows = std::min(spool.rows, s.counter_samples);
   const auto [offset, total] = rank_slice(rows, s.rank);
@@ -387,9 +384,9 @@ bool write(State& s) {
   // What the file will hold: events, memory samples, counter rows, topology (metadata: in the margin).
   std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
                             static_cast<std::int64_t>(sizeof(SampleRecord)) *
-                                spool_rows(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord)) +
-                            static_cast<std::int64_t>(16 + 8 * s.counters.size()) *
-                                spool_rows(s.counter_spool_path, s.counter_data_offset, 16 + 8 * s.counters.size()) +
+                                SideSpool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord)).rows +
+                            static_cast<std::int64_t>(counter_record_bytes(s)) *
+                                SideSpool(s.counter_spool_path, s.counter_data_offset, counter_record_bytes(s)).rows +
                             static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement));
   PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (!room_for(s, file_bytes)) return false;
