@@ -91,6 +91,9 @@ assert d["ranks"] == 4 and d["nodes"] == 1 and d["lost_events"] == 0
 for r in d["per_rank"]:
     assert r["host"] and r["node"] == 0 and r["core"] >= 0, r
     assert r["iterations"] == 50 and r["calls"]["MPI_Isend"]["count"] == 102 and r["calls"]["MPI_Isend"]["bytes"] == 102 * 32 * 8
+    # one thread per rank: its calls do not overlap, so their times cannot add up to more than the run
+    assert sum(c["time"] for c in r["calls"].values()) <= d["duration"], r["calls"]
+    assert r["calls"]["completion"]["count"] == 2 * 102 and r["calls"]["completion"]["time"] == 0
 PY
 "$RIPPLE_BIN" trace info heat.h5 > info.txt && grep -q "MPI_Waitall" info.txt && pass "trace info table" || fail "trace info table"
 

@@ -84,9 +84,12 @@ int info(const std::string& path, bool json) {
   for (std::int64_t at = 0; at < t.event_count(); at += kPiece)
     for (const auto& e : t.read_events(at, kPiece)) {
       const std::string name = t.call_name(e.call);
+      // A completion record carries the times of the call that completed it: that time is the
+      // call's, and summing it again per request would count a Waitall's wait once per request.
+      const double seconds = name == "completion" ? 0.0 : e.t_exit - e.t_enter;
       for (auto* s : {&per_rank[static_cast<std::size_t>(e.rank)][name], &total[name]}) {
         ++s->count;
-        s->seconds += e.t_exit - e.t_enter;
+        s->seconds += seconds;
         s->bytes += e.bytes;
       }
       if (name == "MPI_Pcontrol" && e.iteration >= 0) iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
