@@ -24,6 +24,13 @@
 //              MPI_ANY_SOURCE, MPI_Improbe + MPI_Imrecv from a named source) on a communicator in
 //              reverse rank order, from world rank + 1; passive- and active-target one-sided calls
 //              on the next rank.
+//   io:        MPI-IO on a communicator in reverse rank order, to the file `path`: each rank writes
+//              10 doubles at 80 * rank (MPI_File_write_at_all) and 5 at 80 * size + 40 * rank
+//              (MPI_File_iwrite_at + MPI_Wait), syncs, reads its 10 back (MPI_File_read_at), then
+//              asks for 10 doubles 8 bytes before the end of the file (1 comes back), reads its 5
+//              back (MPI_File_iread_at + MPI_Wait), sets a view of doubles and reads 3 (MPI_File_read_all)
+//              and 2 (MPI_File_read_all_begin/_end); rank 0 deletes the file. Exit 5 if the data
+//              read back are wrong.
 //   faults:    first-touches `n` fresh pages, with an iteration marker before every 4096 of them
 //              (iteration k touches pages 4096 k ... 4096 k + 4095).
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
@@ -433,6 +440,43 @@ int collectives(int rank, int size) {
   return ok ? 0 : 8;
 }
 
+int io(int rank, int size, const char* path) {
+  MPI_Comm rev;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+  MPI_Barrier(rev);  // its communicator id, for the checks
+  MPI_File fh;
+  if (MPI_File_open(rev, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS) return 4;
+  std::vector<double> mine(10), tail(5), back(10, -1.0), end(10, -1.0);
+  for (int i = 0; i < 10; ++i) mine[i] = rank * 100 + i;
+  for (int i = 0; i < 5; ++i) tail[i] = -(rank * 100 + i);
+  MPI_File_write_at_all(fh, MPI_Offset{80} * rank, mine.data(), 10, MPI_DOUBLE, MPI_STATUS_IGNORE);
+  MPI_Request r;
+  MPI_File_iwrite_at(fh, MPI_Offset{80} * size + 40 * rank, tail.data(), 5, MPI_DOUBLE, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_File_sync(fh);
+  MPI_Barrier(rev);
+  MPI_File_sync(fh);  // the others' writes are visible after sync, barrier, sync
+  MPI_File_read_at(fh, MPI_Offset{80} * rank, back.data(), 10, MPI_DOUBLE, MPI_STATUS_IGNORE);
+  const MPI_Offset last = MPI_Offset{120} * size - 8;  // the file's last double: rank size-1's tail[4]
+  MPI_File_read_at(fh, last, end.data(), 10, MPI_DOUBLE, MPI_STATUS_IGNORE);
+  std::vector<double> tail_back(5, 0.0);  // (Open MPI 4.1's non-blocking read spins at the end of the file)
+  MPI_File_iread_at(fh, MPI_Offset{80} * size + 40 * rank, tail_back.data(), 5, MPI_DOUBLE, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL);
+  std::vector<double> first(5, -1.0);
+  MPI_File_read_all(fh, first.data(), 3, MPI_DOUBLE, MPI_STATUS_IGNORE);
+  MPI_File_read_all_begin(fh, first.data() + 3, 2, MPI_DOUBLE);
+  MPI_File_read_all_end(fh, first.data() + 3, MPI_STATUS_IGNORE);
+  MPI_File_close(&fh);
+  MPI_Barrier(rev);
+  if (rank == 0) MPI_File_delete(path, MPI_INFO_NULL);
+  MPI_Comm_free(&rev);
+  const double expect_end = -((size - 1) * 100 + 4);
+  bool ok = back == mine && tail_back == tail && end[0] == expect_end && end[1] == -1.0;
+  for (int i = 0; i < 5; ++i) ok = ok && first[i] == i;  // rank 0's first doubles
+  return ok ? 0 : 5;
+}
+
 int faults(int n) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t bytes = page * static_cast<std::size_t>(n);
@@ -487,6 +531,8 @@ int main(int argc, char** argv) {
     rc = churn(rank, size, argc > 2 ? std::atoi(argv[2]) : 1000);
   else if (std::strcmp(mode, "collectives") == 0)
     rc = collectives(rank, size);
+  else if (std::strcmp(mode, "io") == 0 && argc > 2)
+    rc = io(rank, size, argv[2]);
   else if (std::strcmp(mode, "faults") == 0)
     rc = faults(argc > 2 ? std::atoi(argv[2]) : 4096);
   else if (std::strcmp(mode, "markers") == 0)

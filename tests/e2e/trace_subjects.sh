@@ -147,6 +147,33 @@ for r in range(2):
 assert list(t.file["/ranks/peers_untranslated"][:]) == [1, 1], t.file["/ranks/peers_untranslated"][:]
 assert list(t.file["/ranks/requests_untracked"][:]) == [0, 0]
 PY
+# MPI-IO: each call on the communicator the file was opened on, with the bytes it moved (a read at
+# the end of the file: those the status gives), non-blocking accesses completed with theirs; the
+# tracer's own HDF5 writing at MPI_Finalize (MPI-IO too) is not in the file.
+traced 3 io.h5 io "$PWD/io.bin" > io.txt 2>&1 || fail "io run: $(tail -n 3 io.txt)"
+/usr/bin/python3 - io.h5 <<'PY' && pass "MPI-IO: communicator, bytes moved, completions" || fail "io trace"
+import sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+for r in range(3):
+    e = t.rank(r)
+    comm = t.calls("MPI_Barrier", e)["comm"][0]
+    assert comm > 0, (r, comm)
+    expect = {"MPI_File_open": [0], "MPI_File_write_at_all": [80], "MPI_File_iwrite_at": [40], "MPI_File_sync": [0, 0],
+              "MPI_File_read_at": [80, 8], "MPI_File_iread_at": [40], "MPI_File_set_view": [0], "MPI_File_read_all": [24],
+              "MPI_File_read_all_begin": [16], "MPI_File_read_all_end": [16], "MPI_File_close": [0]}
+    for name, nbytes in expect.items():
+        c = t.calls(name, e)
+        assert list(c["bytes"]) == nbytes and (c["comm"] == comm).all() and (c["peer"] == -1).all(), (r, name, c[["bytes", "comm"]])
+    w = t.calls("MPI_File_write_at_all", e)
+    assert w["buffer"][0] != 0 and w["extent"][0] == 80 and w["count"][0] == 10
+    for name in ("MPI_File_iwrite_at", "MPI_File_iread_at"):
+        req = t.calls(name, e)["request"][0]
+        done = e[(e["call"] == t.id("completion")) & (e["request"] == req)]
+        assert req >= 0 and len(done) == 1 and done["bytes"][0] == 40, (r, name, done)
+    assert len(t.calls("MPI_File_delete", e)) == (1 if r == 0 else 0)
+PY
+
 # Every collective beyond the basic ones, blocking, non-blocking and neighbourhood, and the other
 # sends and one-sided calls: each recorded once per rank with its bytes (v-collectives: the sum of
 # their counts, and the extent their displacements span), its root or target as a world rank, and

@@ -544,6 +544,27 @@ void register_window(MPI_Win win, MPI_Comm comm) {
   comm_unlock(s);
 }
 
+void register_file(MPI_File file, MPI_Comm comm) {
+  if (g_state == nullptr || file == MPI_FILE_NULL) return;
+  State& s = *g_state;
+  const int id = detail::comm_id(comm);
+  comm_lock(s);
+  s.files.emplace_back(file, id);  // a handful at a time: no translation kept, peers are not ranks
+  comm_unlock(s);
+}
+
+void forget_file(MPI_File file) {
+  if (g_state == nullptr) return;
+  State& s = *g_state;
+  comm_lock(s);
+  for (std::size_t k = s.files.size(); k-- > 0;)
+    if (s.files[k].first == file) {
+      s.files.erase(s.files.begin() + static_cast<std::ptrdiff_t>(k));
+      break;
+    }
+  comm_unlock(s);
+}
+
 void forget_window(MPI_Win win) {
   if (g_state == nullptr) return;
   State& s = *g_state;
@@ -762,6 +783,8 @@ void Scope::completion(int index, const MPI_Status* status) {
     else if (copy.comm >= 0 && status->MPI_SOURCE >= 0)
       c.peer = detail::world_rank(copy.comm, status->MPI_SOURCE);
     c.same_node = detail::same_node(c.peer);
+  } else if (copy.file_access && status != nullptr) {
+    c.bytes = status_bytes(status);
   }
 }
 
@@ -849,6 +872,23 @@ void Scope::window(MPI_Win w) {
   detail::t_window_cache = {w, event_.comm, generation};
 }
 
+void Scope::file(MPI_File f) {
+  State& s = *g_state;
+  comm_lock(s);
+  event_.comm = -1;  // a file opened by a call the tracer does not wrap
+  for (const auto& [handle, id] : s.files)
+    if (handle == f) {
+      event_.comm = id;
+      break;
+    }
+  comm_unlock(s);
+}
+
+void Scope::transferred(const MPI_Status* status) {
+  if (!recording_ || status == nullptr) return;
+  if (const std::int64_t moved = status_bytes(status); moved >= 0) event_.bytes = moved;
+}
+
 void Scope::window_peer(int target) {
   if (event_.comm < 0) {
     event_.peer = -1;  // a window made by a call the tracer does not wrap
@@ -922,13 +962,14 @@ void Scope::translate_peer(int rank, MPI_Comm c) {
   event_.same_node = detail::same_node(world);
 }
 
-void Scope::request(const MPI_Request* r) {
+void Scope::request(const MPI_Request* r, bool file_access) {
   if (r == nullptr || *r == MPI_REQUEST_NULL) return;
   State& s = *g_state;
   const Call call = static_cast<Call>(event_.call);
   detail::RequestInfo info;
   info.handle = reinterpret_cast<std::uintptr_t>(*r);
   info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init || call == Call::MPI_Imrecv;
+  info.file_access = file_access;
   info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Ssend_init || call == Call::MPI_Bsend_init ||
                     call == Call::MPI_Rsend_init || call == Call::MPI_Recv_init;
   bool shared = false;

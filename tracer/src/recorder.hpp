@@ -39,6 +39,9 @@ void forget_comm(MPI_Comm comm);
 // Windows: the communicator that translates one-sided targets to world ranks.
 void register_window(MPI_Win win, MPI_Comm comm);
 void forget_window(MPI_Win win);
+// MPI-IO files: the communicator a file was opened on becomes the communicator of its calls.
+void register_file(MPI_File file, MPI_Comm comm);
+void forget_file(MPI_File file);
 // Before MPI_Type_free: sizes cached per thread are dropped (the handle may come back as a new type).
 void forget_datatype();
 
@@ -139,7 +142,8 @@ public:
     translate_peer(rank, c);
   }
   void tag(int t) { event_.tag = t; }
-  void request(const MPI_Request* r);
+  // file_access: an MPI-IO request, whose completion records the bytes its status says it moved.
+  void request(const MPI_Request* r, bool file_access = false);
   // Completion calls (generated wrappers call these around the PMPI call).
   MPI_Status* status(MPI_Status* s);  // a status to read, even if the caller ignores it
   MPI_Status* statuses(MPI_Status* s, int count);
@@ -160,6 +164,10 @@ public:
   // The receive half of a combined call (MPI_Sendrecv): a completion record (request -1) with the
   // actual source, tag and bytes from the status.
   void received(int source, const MPI_Status* status, MPI_Comm c);
+  void file(MPI_File f);  // the communicator the file was opened on becomes the event's
+  // An MPI-IO access: the bytes its status says it moved (a read that meets the end of the file
+  // moves fewer than it asked for).
+  void transferred(const MPI_Status* status);
   void window(MPI_Win w);        // the window's communicator becomes the event's
   void window_peer(int target);  // a target rank of that communicator
   void started(const MPI_Request* r, int count);

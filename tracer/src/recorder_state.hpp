@@ -79,6 +79,7 @@ struct State {
   std::atomic<std::uint64_t> comm_generation{0};  // bumped whenever comms or windows change: per-thread caches check it
   int next_comm_id = 1;
   std::vector<std::pair<MPI_Win, int>> windows;  // window, communicator id; guarded by comm_lock
+  std::vector<std::pair<MPI_File, int>> files;   // open MPI-IO file, communicator id; guarded by comm_lock
   std::vector<char> on_node;                     // per world rank
   std::int64_t next_request = 0;
   RequestTable requests;

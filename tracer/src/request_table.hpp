@@ -18,6 +18,7 @@ struct RequestInfo {
   std::int64_t id = -1;
   int comm = -1;  // communicator id
   bool receive = false;
+  bool file_access = false;  // MPI-IO: its completion's status gives the bytes moved
   bool persistent = false;
   bool active = false;  // persistent: started and not yet completed
 };

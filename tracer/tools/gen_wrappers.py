@@ -62,6 +62,9 @@ def wrapper(f):
             body.append("  ripple::trace::forget_comm(*comm);")
         if kind == "win_free":
             body.append("  ripple::trace::forget_window(*win);")
+        if kind == "file_free":  # the file's communicator, before MPI_File_close sets the handle to MPI_FILE_NULL
+            body.append("  if (scope.recording()) scope.file(*fh);")
+            body.append("  ripple::trace::forget_file(*fh);")
         if kind == "type_free":
             body.append("  ripple::trace::forget_datatype();")
         # Completion calls: remember the request handles (MPI overwrites completed ones) and make
@@ -118,6 +121,8 @@ def wrapper(f):
             rec.append(f"scope.comm({roles['comm']});")
         if "win" in roles:
             rec.append(f"scope.window({roles['win']});")
+        if "file" in roles:
+            rec.append(f"scope.file({roles['file']});")
         if "peer" in roles and "win" in roles:
             rec.append(f"scope.window_peer({roles['peer']});")
         elif "peer" in roles:
@@ -125,7 +130,7 @@ def wrapper(f):
         if "tag" in roles:
             rec.append(f"scope.tag({roles['tag']});")
         if "request" in roles:
-            rec.append(f"scope.request({roles['request']});")
+            rec.append(f"scope.request({roles['request']}{', true' if 'file' in roles else ''});")
         # A failed completion call (under MPI_ERRORS_RETURN) may leave index, outcount and indices
         # undefined: completions are recorded only when MPI reports success (or errors per status).
         ok = "(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)"
@@ -142,6 +147,8 @@ def wrapper(f):
             rec.append(f"if ({done_flag}) scope.completed_all({roles['count']}, ripple_statuses);")
         elif "recvpeer" in roles:
             rec.append(f"scope.received({roles['recvpeer']}, ripple_status, {roles['comm']});")
+        elif "status" in roles and "file" in roles:
+            rec.append(f"if (rc == MPI_SUCCESS) scope.transferred(ripple_status);")
         elif "status" in roles and "peer" in roles:
             rec.append(f"if ({done_flag}) scope.resolve_source(ripple_status, {roles['comm']});")
         elif "status" in roles and "taken" in roles:
@@ -154,6 +161,8 @@ def wrapper(f):
             rec.append(f"scope.started({roles['starts']}, {roles['count']});")
         if kind == "comm_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_comm(*{roles['newcomm']});")
+        if kind == "file_new":
+            rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_file(*{roles['newfile']}, {roles['comm']});")
         if kind == "win_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_window(*{roles['newwin']}, {roles['comm']});")
         if rec:
