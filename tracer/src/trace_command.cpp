@@ -136,9 +136,11 @@ int info(const std::string& path, bool json) {
   std::printf("%s: %d ranks on %d node(s), %lld events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
               static_cast<long long>(t.event_count()), static_cast<long long>(lost), t.event_count() == 0 ? 0.0 : last - first,
               t.sources().c_str());
-  std::printf("%-28s %12s %14s %16s\n", "call (all ranks)", "count", "time [s]", "bytes");
+  int width = 28;  // the name column: as wide as the longest name (MPI_Dist_graph_create_adjacent)
+  for (const auto& entry : total) width = std::max(width, static_cast<int>(entry.first.size()) + 2);
+  std::printf("%-*s %12s %14s %16s\n", width, "call (all ranks)", "count", "time [s]", "bytes");
   for (const auto& [name, s] : total)
-    std::printf("%-28s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
+    std::printf("%-*s %12lld %14.6f %16lld\n", width, name.c_str(), static_cast<long long>(s.count), s.seconds,
                 static_cast<long long>(s.bytes));
   for (int r = 0; r < t.ranks(); ++r) {
     std::printf("\nrank %d: %zu iterations seen, %lld memory samples", r, iterations[static_cast<std::size_t>(r)].size(),
@@ -159,7 +161,7 @@ int info(const std::string& path, bool json) {
       std::printf("  incomplete: %s requests untracked (request -1), %s peers untranslated (peer -1)\n",
                   n(l.requests_untracked).c_str(), n(l.peers_untranslated).c_str());
     for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)])
-      std::printf("  %-26s %12lld %14.6f %16lld\n", name.c_str(), static_cast<long long>(s.count), s.seconds,
+      std::printf("  %-*s %12lld %14.6f %16lld\n", width - 2, name.c_str(), static_cast<long long>(s.count), s.seconds,
                   static_cast<long long>(s.bytes));
   }
   return 0;
