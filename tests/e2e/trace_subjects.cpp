@@ -1,7 +1,8 @@
 // Small MPI programs for the tracer tests (they know nothing of the tracer):
 //   anysource: every rank sends rank 0 two messages; rank 0 receives them with MPI_ANY_SOURCE,
 //              once through MPI_Irecv + MPI_Waitany and once through MPI_Recv.
-//   split:     MPI_Comm_split by parity; in each half, local rank 1 sends to local rank 0.
+//   split:     MPI_Comm_split by parity; in each half, local rank 1 sends to local rank 0 (tag 7),
+//              then local 0 to local 1 on a duplicate made by MPI_Comm_idup (tag 8).
 //   threads:   MPI_THREAD_MULTIPLE, two threads per rank exchange `n` messages with the partner
 //              rank concurrently (tag = thread).
 //   gaps:      the cases a tracer easily gets wrong: MPI_IN_PLACE collectives (Reduce and Gather at
@@ -81,6 +82,15 @@ int split(int rank) {
   double v = rank;
   if (local == 1) MPI_Send(&v, 1, MPI_DOUBLE, 0, 7, half);
   if (local == 0) MPI_Recv(&v, 1, MPI_DOUBLE, 1, 7, half, MPI_STATUS_IGNORE);
+  // A duplicate made without blocking (the tracer learns it at first use), in reverse rank order:
+  // in it, local 0 answers local 1.
+  MPI_Comm dup;
+  MPI_Request r;
+  MPI_Comm_idup(half, &dup, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  if (local == 0) MPI_Send(&v, 1, MPI_DOUBLE, 1, 8, dup);
+  if (local == 1) MPI_Recv(&v, 1, MPI_DOUBLE, 0, 8, dup, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&dup);
   MPI_Comm_free(&half);
   return 0;
 }

@@ -24,10 +24,15 @@ import sys
 from trace_file import Trace
 t = Trace(sys.argv[1])
 sends, recvs = t.calls("MPI_Send"), t.calls("MPI_Recv")
+pairs = lambda c, tag: sorted((int(e["rank"]), int(e["peer"])) for e in c[c["tag"] == tag])
 # Even half {0, 2}: world 2 sends to world 0; odd half {1, 3}: world 3 sends to world 1.
-assert sorted((int(e["rank"]), int(e["peer"])) for e in sends) == [(2, 0), (3, 1)], sends[["rank", "peer"]]
-assert sorted((int(e["rank"]), int(e["peer"])) for e in recvs) == [(0, 2), (1, 3)], recvs[["rank", "peer"]]
-assert (sends["comm"] > 0).all()
+assert pairs(sends, 7) == [(2, 0), (3, 1)] and pairs(recvs, 7) == [(0, 2), (1, 3)], sends[["rank", "peer", "tag"]]
+# Back on the MPI_Comm_idup duplicate, which the tracer learned at first use: another communicator.
+assert pairs(sends, 8) == [(0, 2), (1, 3)] and pairs(recvs, 8) == [(2, 0), (3, 1)], recvs[["rank", "peer", "tag"]]
+assert (sends["comm"] > 0).all() and len(set(sends["comm"][sends["tag"] == 8]) & set(sends["comm"][sends["tag"] == 7])) == 0
+idup = t.calls("MPI_Comm_idup")
+assert len(idup) == 4 and (idup["request"] >= 0).all() and (idup["comm"] > 0).all()
+assert sorted(t.calls("completion")["request"]) == sorted(idup["request"])
 PY
 
 traced 2 freed.h5 freed > freed.txt 2>&1 || fail "freed-communicator run: $(cat freed.txt)"
