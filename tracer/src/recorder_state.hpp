@@ -101,6 +101,10 @@ int comm_id(MPI_Comm comm);
 int comm_id_locked(MPI_Comm comm);  // comm_id without the per-thread cache
 // World rank of `rank` in communicator `id` (bounds-checked): -1 if out of range.
 int world_rank(int id, int rank);
+// The id of the communicator a window was made on, or a file opened on; -1 if the tracer did not
+// see it made.
+int window_comm(MPI_Win win);
+int file_comm(MPI_File file);
 void stop_flusher(State& s);
 void flush_all();  // spools everything buffered
 void sample_counters(State& s);
