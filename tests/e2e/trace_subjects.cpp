@@ -32,6 +32,9 @@
 //              back (MPI_File_iread_at + MPI_Wait), sets a view of doubles and reads 3 (MPI_File_read_all)
 //              and 2 (MPI_File_read_all_begin/_end); rank 0 deletes the file. Exit 5 if the data
 //              read back are wrong.
+//   requests:  a generalised request (MPI_Grequest_start, MPI_Grequest_complete, then
+//              MPI_Request_get_status and MPI_Wait), and a receive nobody sends to, cancelled
+//              (MPI_Cancel, MPI_Wait); exit 5 unless MPI reports it cancelled.
 //   faults:    first-touches `n` fresh pages, with an iteration marker before every 4096 of them
 //              (iteration k touches pages 4096 k ... 4096 k + 4095).
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
@@ -487,6 +490,34 @@ int io(int rank, int size, const char* path) {
   return ok ? 0 : 5;
 }
 
+int query_nothing(void*, MPI_Status* status) {
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+int free_nothing(void*) { return MPI_SUCCESS; }
+int cancel_nothing(void*, int) { return MPI_SUCCESS; }
+
+int requests(int rank) {
+  MPI_Request g;
+  MPI_Grequest_start(query_nothing, free_nothing, cancel_nothing, nullptr, &g);
+  MPI_Grequest_complete(g);
+  int flag = 0;
+  MPI_Request_get_status(g, &flag, MPI_STATUS_IGNORE);
+  MPI_Wait(&g, MPI_STATUS_IGNORE);
+  int v = 0;
+  MPI_Request r;
+  MPI_Irecv(&v, 1, MPI_INT, rank, 99, MPI_COMM_WORLD, &r);
+  MPI_Cancel(&r);
+  MPI_Status status;
+  MPI_Wait(&r, &status);
+  int cancelled = 0;
+  MPI_Test_cancelled(&status, &cancelled);
+  return flag != 0 && cancelled != 0 ? 0 : 5;
+}
+
 int faults(int n) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t bytes = page * static_cast<std::size_t>(n);
@@ -543,6 +574,8 @@ int main(int argc, char** argv) {
     rc = collectives(rank, size);
   else if (std::strcmp(mode, "io") == 0 && argc > 2)
     rc = io(rank, size, argv[2]);
+  else if (std::strcmp(mode, "requests") == 0)
+    rc = requests(rank);
   else if (std::strcmp(mode, "faults") == 0)
     rc = faults(argc > 2 ? std::atoi(argv[2]) : 4096);
   else if (std::strcmp(mode, "markers") == 0)

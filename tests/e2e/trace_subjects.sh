@@ -152,6 +152,22 @@ for r in range(2):
 assert list(t.file["/ranks/peers_untranslated"][:]) == [1, 1], t.file["/ranks/peers_untranslated"][:]
 assert list(t.file["/ranks/requests_untracked"][:]) == [0, 0]
 PY
+# A generalised request and a cancelled receive: made, completed once each, the calls recorded.
+traced 2 requests.h5 requests > requests.txt 2>&1 || fail "requests run: $(tail -n 3 requests.txt)"
+/usr/bin/python3 - requests.h5 <<'PY' && pass "generalised and cancelled requests: made and completed once" || fail "requests trace"
+import sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+for r in range(2):
+    e = t.rank(r)
+    made = [t.calls(n, e)["request"] for n in ("MPI_Grequest_start", "MPI_Irecv")]
+    assert all(len(m) == 1 and m[0] >= 0 for m in made), (r, made)
+    for name in ("MPI_Grequest_complete", "MPI_Request_get_status", "MPI_Cancel"):
+        assert len(t.calls(name, e)) == 1, (r, name)
+    done = t.calls("completion", e)
+    assert sorted(done["request"]) == sorted(int(m[0]) for m in made) and len(t.calls("MPI_Wait", e)) == 2, (r, done)
+PY
+
 # MPI-IO: each call on the communicator the file was opened on, with the bytes it moved (a read at
 # the end of the file: those the status gives), non-blocking accesses completed with theirs; the
 # tracer's own HDF5 writing at MPI_Finalize (MPI-IO too) is not in the file.
