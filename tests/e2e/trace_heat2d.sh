@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 : "${HEAT2D_BIN:?}"
 timeout 300 "$MPIEXEC" -np 4 --oversubscribe "$RIPPLE_BIN" trace -o heat.h5 -- "$HEAT2D_BIN" --tile 32 --grid 2x2 --iterations 50 --warmup 0 \
   > run.txt 2>&1 || fail "traced heat2d: $(cat run.txt)"
-/usr/bin/python3 - heat.h5 <<'PY' && pass "heat2d trace: counts, matching sends and receives, ordered timestamps" || fail "heat2d trace checks"
+/usr/bin/python3 - heat.h5 <<'PY' && pass "heat2d trace: counts, matching sends and receives, ordered timestamps, causality across ranks" || fail "heat2d trace checks"
 import sys
 from collections import Counter
 from trace_file import Trace
@@ -30,6 +30,21 @@ for rank in range(4):
         elif name == "MPI_Irecv":
             recvs[(int(x["peer"]), rank, int(x["tag"]), int(x["bytes"]))] += 1
 assert sends == recvs, (sends - recvs, recvs - sends)
+# Causality across ranks, a check of the clock synchronisation: the nth message from A to B with tag
+# T (MPI does not overtake) is received (the call completing its MPI_Irecv returns) only after A
+# entered its MPI_Isend, within the two ranks' clock errors.
+err = t.file["/ranks/clock_error"][:]
+sent, received = {}, {}
+for rank in range(4):
+    e = t.rank(rank)
+    done = {int(x["request"]): float(x["t_exit"]) for x in t.calls("completion", e)}
+    for x in t.calls("MPI_Isend", e):
+        sent.setdefault((rank, int(x["peer"]), int(x["tag"])), []).append(float(x["t_enter"]))
+    for x in t.calls("MPI_Irecv", e):
+        received.setdefault((int(x["peer"]), rank, int(x["tag"])), []).append(done[int(x["request"])])
+assert sent.keys() == received.keys()
+worst = min(r - s_ + err[a] + err[b] for (a, b, tag), ts in sent.items() for s_, r in zip(ts, received[(a, b, tag)]))
+assert worst >= 0, f"a message received {-worst:.3g} s before it was sent, beyond the clock errors"
 PY
 # The Python example of docs/trace-format.md reads the same file (h5py): a line per rank with its calls.
 example="$(dirname "$0")/../../analysis/examples/read_trace.py"
