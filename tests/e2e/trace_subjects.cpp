@@ -30,8 +30,9 @@
 //              (MPI_File_iwrite_at + MPI_Wait), syncs, reads its 10 back (MPI_File_read_at), then
 //              asks for 10 doubles 8 bytes before the end of the file (1 comes back), reads its 5
 //              back (MPI_File_iread_at + MPI_Wait), sets a view of doubles and reads 3 (MPI_File_read_all)
-//              and 2 (MPI_File_read_all_begin/_end); rank 0 deletes the file. Exit 5 if the data
-//              read back are wrong.
+//              and 2 (MPI_File_read_all_begin/_end); rank 0 deletes the file. Before that, two
+//              non-blocking reads of 7 doubles from a write-only file (on MPI_COMM_SELF) that fail
+//              (exit 6 if they do not). Exit 5 if the data read back are wrong.
 //   requests:  a generalised request (MPI_Grequest_start, MPI_Grequest_complete, then
 //              MPI_Request_get_status and MPI_Wait), and a receive nobody sends to, cancelled
 //              (MPI_Cancel, MPI_Wait); exit 5 unless MPI reports it cancelled.
@@ -49,6 +50,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -459,6 +461,21 @@ int io(int rank, int size, const char* path) {
   MPI_Barrier(rev);  // its communicator id, for the checks
   MPI_File fh;
   if (MPI_File_open(rev, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS) return 4;
+  // MPI-IO returns its errors (MPI_ERRORS_RETURN): a read of a write-only file fails and leaves the
+  // request as it was, here bytes no MPI request has. Twice, so that a tracer that took it for a
+  // request would meet it again.
+  MPI_File wo;
+  const std::string wo_path = std::string(path) + ".wo";
+  if (MPI_File_open(MPI_COMM_SELF, wo_path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                    &wo) != MPI_SUCCESS)
+    return 4;
+  MPI_Request junk;
+  std::memset(&junk, 0x5a, sizeof junk);
+  double sink[7];
+  int failed = 0;
+  for (int k = 0; k < 2; ++k) failed += MPI_File_iread_at(wo, 0, sink, 7, MPI_DOUBLE, &junk) != MPI_SUCCESS ? 1 : 0;
+  MPI_File_close(&wo);
+  if (failed != 2) return 6;
   std::vector<double> mine(10), tail(5), back(10, -1.0), end(10, -1.0);
   for (int i = 0; i < 10; ++i) mine[i] = rank * 100 + i;
   for (int i = 0; i < 5; ++i) tail[i] = -(rank * 100 + i);

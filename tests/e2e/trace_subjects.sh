@@ -166,11 +166,14 @@ for r in range(2):
         assert len(t.calls(name, e)) == 1, (r, name)
     done = t.calls("completion", e)
     assert sorted(done["request"]) == sorted(int(m[0]) for m in made) and len(t.calls("MPI_Wait", e)) == 2, (r, done)
+    # The cancelled receive's status has nothing defined but "cancelled": no source, tag or bytes.
+    cancelled = done[done["request"] == made[1][0]]
+    assert cancelled["peer"][0] == -1 and cancelled["tag"][0] == -1 and cancelled["bytes"][0] == 0, (r, cancelled)
 PY
 
 # MPI-IO: each call on the communicator the file was opened on, with the bytes it moved (a read at
 # the end of the file: those the status gives), non-blocking accesses completed with theirs; the
-# tracer's own HDF5 writing at MPI_Finalize (MPI-IO too) is not in the file.
+# tracer's own HDF5 writing at MPI_Finalize goes through the same wrappers, and the run ends well.
 traced 3 io.h5 io "$PWD/io.bin" > io.txt 2>&1 || fail "io run: $(tail -n 3 io.txt)"
 /usr/bin/python3 - io.h5 <<'PY' && pass "MPI-IO: communicator, bytes moved, completions" || fail "io trace"
 import sys
@@ -179,7 +182,13 @@ t = Trace(sys.argv[1])
 for r in range(3):
     e = t.rank(r)
     comm = t.calls("MPI_Barrier", e)["comm"][0]
-    assert comm > 0, (r, comm)
+    opens = t.calls("MPI_File_open", e)
+    assert comm > 0 and len(opens) == 2 and opens["comm"][0] == comm and opens["comm"][1] not in (comm, 0, -1), (r, opens["comm"])
+    # The failed reads of the write-only file: recorded, with no request (MPI left it undefined).
+    wo = e[e["comm"] == opens["comm"][1]]
+    bad = t.calls("MPI_File_iread_at", wo)
+    assert len(bad) == 2 and (bad["request"] == -1).all() and (bad["count"] == 7).all() and len(t.calls("MPI_File_close", wo)) == 1, (r, bad)
+    e = e[e["comm"] != opens["comm"][1]]
     expect = {"MPI_File_open": [0], "MPI_File_write_at_all": [80], "MPI_File_iwrite_at": [40], "MPI_File_sync": [0, 0],
               "MPI_File_read_at": [80, 8], "MPI_File_iread_at": [40], "MPI_File_set_view": [0], "MPI_File_read_all": [24],
               "MPI_File_read_all_begin": [16], "MPI_File_read_all_end": [16], "MPI_File_close": [0]}

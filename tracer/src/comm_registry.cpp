@@ -1,6 +1,7 @@
 // The communicator registry: ids for the communicators, windows and MPI-IO files a run uses, and the
 // translation of a communicator's ranks to world ranks (recorder_state.hpp says what is kept and for
-// how long). Lookups of the handle a thread used last take no lock.
+// how long). Lookups of the communicator or window a thread used last take no lock; files (a
+// handful, each access microseconds at least) are looked up under the lock.
 #include <mpi.h>
 
 #include <cstdint>

@@ -575,6 +575,11 @@ void Scope::completion(int index, const MPI_Status* status) {
       s.requests.erase_if(handle, copy.id);
   }
   c.request = copy.id;
+  if (copy.cancelling && status != nullptr) {
+    int cancelled = 0;
+    PMPI_Test_cancelled(status, &cancelled);
+    if (cancelled != 0) return;  // MPI leaves the status's source, tag and count undefined: none recorded
+  }
   if (copy.receive && status != nullptr) {
     c.bytes = status_bytes(status);
     c.tag = status->MPI_TAG;
@@ -677,6 +682,13 @@ void Scope::started(const MPI_Request* r, int count) {
   const Guard guard(s);
   for (int k = 0; k < count; ++k)
     if (r[k] != MPI_REQUEST_NULL) s.requests.set_active(reinterpret_cast<std::uintptr_t>(r[k]), true);
+}
+
+void Scope::cancelling(const MPI_Request* r) {
+  if (!recording_ || r == nullptr || *r == MPI_REQUEST_NULL) return;
+  State& s = *g_state;
+  const Guard guard(s);
+  s.requests.set_cancelling(reinterpret_cast<std::uintptr_t>(*r));
 }
 
 void Scope::forget_request(const MPI_Request* r) {

@@ -172,6 +172,7 @@ public:
   void window_peer(int target);  // a target rank of that communicator
   void started(const MPI_Request* r, int count);
   void forget_request(const MPI_Request* r);
+  void cancelling(const MPI_Request* r);  // MPI_Cancel: its completion may carry an undefined status
 
 private:
   void finish();  // exit time, commit, then the completion records

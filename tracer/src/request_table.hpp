@@ -20,7 +20,8 @@ struct RequestInfo {
   bool receive = false;
   bool file_access = false;  // MPI-IO: its completion's status gives the bytes moved
   bool persistent = false;
-  bool active = false;  // persistent: started and not yet completed
+  bool active = false;      // persistent: started and not yet completed
+  bool cancelling = false;  // MPI_Cancel was called on it
 };
 
 class RequestTable {
@@ -34,6 +35,10 @@ public:
   // A persistent request started (true) or completed (false); unknown handles are ignored.
   void set_active(std::uintptr_t handle, bool active) {
     if (const RequestInfo* r = find(handle)) const_cast<RequestInfo*>(r)->active = active;
+  }
+  // MPI_Cancel was called on the handle's oldest request; unknown handles are ignored.
+  void set_cancelling(std::uintptr_t handle) {
+    if (const RequestInfo* r = find(handle)) const_cast<RequestInfo*>(r)->cancelling = true;
   }
   void erase(std::uintptr_t handle);  // its oldest entry
   // Erases the handle's entry for request `id`, if it still has one.

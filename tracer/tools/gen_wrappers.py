@@ -63,8 +63,8 @@ def wrapper(f):
         if kind == "win_free":
             body.append("  ripple::trace::forget_window(*win);")
         if kind == "file_free":  # the file's communicator, before MPI_File_close sets the handle to MPI_FILE_NULL
-            body.append("  if (scope.recording()) scope.file(*fh);")
-            body.append("  ripple::trace::forget_file(*fh);")
+            body.append("  const MPI_File ripple_file = *fh;")
+            body.append("  if (scope.recording()) scope.file(ripple_file);")
         if kind == "type_free":
             body.append("  ripple::trace::forget_datatype();")
         # Completion calls: remember the request handles (MPI overwrites completed ones) and make
@@ -129,8 +129,10 @@ def wrapper(f):
             rec.append(f"scope.peer({roles['peer']}, {roles['comm']});")
         if "tag" in roles:
             rec.append(f"scope.tag({roles['tag']});")
-        if "request" in roles:
-            rec.append(f"scope.request({roles['request']}{', true' if 'file' in roles else ''});")
+        if "request" in roles:  # an erroneous call leaves *request undefined (MPI-IO returns its errors)
+            rec.append(f"if (rc == MPI_SUCCESS) scope.request({roles['request']}{', true' if 'file' in roles else ''});")
+        if "cancel" in roles:
+            rec.append(f"if (rc == MPI_SUCCESS) scope.cancelling({roles['cancel']});")
         # A failed completion call (under MPI_ERRORS_RETURN) may leave index, outcount and indices
         # undefined: completions are recorded only when MPI reports success (or errors per status).
         ok = "(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)"
@@ -161,6 +163,8 @@ def wrapper(f):
             rec.append(f"scope.started({roles['starts']}, {roles['count']});")
         if kind == "comm_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_comm(*{roles['newcomm']});")
+        if kind == "file_free":  # a close that failed leaves the file open
+            body.append("  if (rc == MPI_SUCCESS) ripple::trace::forget_file(ripple_file);")
         if kind == "file_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_file(*{roles['newfile']}, {roles['comm']});")
         if kind == "win_new":
