@@ -69,6 +69,46 @@ for r in range(4):
     assert (np.diff(times[mine]) > 0).all() and (np.diff(values[mine][:, 0]) >= 0).all(), r
     assert e["t_enter"][0] - 1 < times[mine][0] < times[mine][-1] < e["t_exit"][-1] + 1.5, r
 PY
+# Each spool keeps the call list of the build that wrote it (a later list may renumber the calls):
+# recovered with a build whose list differs (here the spools' lists reversed), every event keeps
+# its name; spools from two different builds are refused.
+cp -r crash.h5.spool reversed.spool && cp -r crash.h5.spool mixed.spool
+/usr/bin/python3 - reversed.spool mixed.spool <<'PY' || fail "rewriting the spools' call lists"
+import glob, struct, sys
+def reverse_names(path):
+    with open(path, "r+b") as f:
+        head = f.read(96)
+        assert head[:8] == b"RPLSPOOL" and struct.unpack_from("<i", head, 8)[0] == 4
+        n = struct.unpack_from("<i", head, 88)[0]  # names_bytes (spool_format.hpp)
+        names = f.read(n).split(b"\n")
+        assert len(names) > 100 and b"MPI_Init" in names, names[:3]
+        f.seek(96)
+        f.write(b"\n".join(reversed(names)))
+for path in glob.glob(sys.argv[1] + "/rank-*.bin"):
+    reverse_names(path)
+reverse_names(sys.argv[2] + "/rank-000001.bin")
+PY
+"$RIPPLE_BIN" trace recover reversed.spool -o reversed.h5 > /dev/null || fail "recover with reversed call lists"
+/usr/bin/python3 - crash.h5 reversed.h5 <<'PY' && pass "recover names each call with the list of the build that recorded it" || fail "recovered call names"
+import sys
+import h5py
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+names = a.attrs["call_names"].decode().split("\n")
+assert b.attrs["call_names"].decode().split("\n") == names[::-1]
+assert (a["/events"]["call"][:] == b["/events"]["call"][:]).all()
+PY
+"$RIPPLE_BIN" trace recover mixed.spool -o mixed.h5 2> mixed.txt && fail "spools of two builds recovered" \
+  || { grep -q "different lists of MPI calls" mixed.txt && pass "spools of two builds: refused, with why" || fail "mixed spools: $(cat mixed.txt)"; }
+cp -r crash.h5.spool badnames.spool
+/usr/bin/python3 -c "
+import struct, sys
+with open(sys.argv[1], 'r+b') as f:
+    f.seek(88)
+    f.write(struct.pack('<i', 1 << 20))  # names_bytes beyond the events' start
+" badnames.spool/rank-000002.bin
+set +e; "$RIPPLE_BIN" trace recover badnames.spool -o badnames.h5 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "call names do not fit" err.txt && pass "impossible call-name length: $(cat err.txt)" \
+  || fail "impossible call-name length: rc=$rc $(cat err.txt)"
 # A full disk at MPI_Finalize: the application's exit code stays 0, the spool stays (nothing is
 # lost that reached it), the message says what to do, and `recover` works once there is room. Needs
 # a small tmpfs (root); where mounting is not allowed the case is reported as not run.
@@ -163,8 +203,9 @@ assert a.count[2] > 100 and b.count[2] == a.count[2]
 assert np.abs(a.rank(2)["t_enter"] - b.rank(2)["t_enter"]).max() < 1e-3
 PY
 # A block that never reached the disk (zeros in mid-file, as after a node crash with O_DIRECT blocks
-# beyond it): its records are dropped and counted in /ranks/lost, the rest recovered as before.
-cp -r crash.h5.spool hole.spool && dd if=/dev/zero of=hole.spool/rank-000001.bin bs=4096 seek=3 count=1 conv=notrunc status=none
+# beyond it; the events start at 16 KiB): its records are dropped and counted in /ranks/lost, the
+# rest recovered as before.
+cp -r crash.h5.spool hole.spool && dd if=/dev/zero of=hole.spool/rank-000001.bin bs=4096 seek=6 count=1 conv=notrunc status=none
 "$RIPPLE_BIN" trace recover hole.spool -o hole.h5 > /dev/null || fail "recover with a hole"
 /usr/bin/python3 - crash.h5 hole.h5 <<'PY' && pass "a zeroed spool block: its records dropped and counted lost" || fail "zeroed spool block"
 import sys

@@ -89,7 +89,7 @@ TEST(EventSpool, HoldsExactlyTheAppendedEventsAcrossBlocksAndTheRingsWrap) {
   SpoolHeader h;
   h.rank = 3;
   h.ranks = 4;
-  ASSERT_TRUE(spool.write_header(h));
+  ASSERT_TRUE(spool.write_header(h, "MPI_Init\nMPI_Send"));
   // Appends smaller than a block, exactly a block's worth, several blocks, across the wrap, a whole ring.
   std::uint64_t head = 0;
   for (const std::uint64_t n : {1, 5, 46, 47, 200, 700, 1024, 3, 1000, 93, 1024, 1}) {
@@ -107,6 +107,12 @@ TEST(EventSpool, HoldsExactlyTheAppendedEventsAcrossBlocksAndTheRingsWrap) {
   EXPECT_EQ(std::memcmp(back.magic, "RPLSPOOL", 8), 0);
   EXPECT_EQ(back.rank, 3);
   EXPECT_EQ(back.ranks, 4);
+  EXPECT_EQ(back.names_bytes, 17);  // the call names right after the header, before the events
+  std::ifstream names(path, std::ios::binary);
+  names.seekg(sizeof back);
+  std::string text(17, '\0');
+  names.read(text.data(), 17);
+  EXPECT_EQ(text, "MPI_Init\nMPI_Send");
   ASSERT_EQ(events.size(), head);
   for (std::uint64_t k = 0; k < head; ++k) {
     ASSERT_EQ(events[k].request, static_cast<std::int64_t>(k));
@@ -121,7 +127,7 @@ TEST(EventSpool, AFailedWriteCutsBackToWholeEventsCountsTheRestAndLaterAppendsFo
   ring.allocate(1024);
   EventSpool spool;
   ASSERT_TRUE(spool.open(path));
-  ASSERT_TRUE(spool.write_header(SpoolHeader{}));
+  ASSERT_TRUE(spool.write_header(SpoolHeader{}, ""));
   produce(ring, 0, 100);
   ASSERT_EQ(spool.append(ring.data(), ring.size(), 100), 100u);
   std::uint64_t released = 0;
@@ -163,7 +169,7 @@ TEST(EventSpool, AFailedDirectWriteKeepsWholeEventsAndLaterAppendsFollow) {
     ring.allocate(1024);
     EventSpool spool;
     ASSERT_TRUE(spool.open(path));
-    ASSERT_TRUE(spool.write_header(SpoolHeader{}));
+    ASSERT_TRUE(spool.write_header(SpoolHeader{}, ""));
     if (!spool.direct()) GTEST_SKIP() << ::testing::TempDir() << " refuses O_DIRECT: the direct path is not exercised here";
     {
       const FileSizeLimit limit(static_cast<rlim_t>(EventSpool::kDataOffset + room));
@@ -193,7 +199,22 @@ TEST(EventSpool, AnUncreatableFileFailsWithErrno) {
   EXPECT_FALSE(spool.open("/nonexistent-directory/rank-000000.bin"));
   EXPECT_EQ(errno, ENOENT);
   EXPECT_FALSE(spool.is_open());
-  EXPECT_FALSE(spool.write_header(SpoolHeader{}));
+  EXPECT_FALSE(spool.write_header(SpoolHeader{}, ""));
+}
+
+TEST(EventSpool, KeepsThisBuildsCallNamesAndDropsNamesThatDoNotFitItsFirstBlocks) {
+  // This build's list fits with room to grow (recover reads each spool's `call` with it).
+  EXPECT_LT(sizeof(SpoolHeader) + ripple::trace::call_names_text().size(), static_cast<std::size_t>(EventSpool::kDataOffset) / 2);
+  const std::string path = temp_path("spool-names");
+  EventSpool spool;
+  ASSERT_TRUE(spool.open(path));
+  ASSERT_TRUE(spool.write_header(SpoolHeader{}, std::string(EventSpool::kDataOffset, 'x')));
+  spool.close();
+  SpoolHeader back;
+  EXPECT_TRUE(read_back(path, back).empty());
+  EXPECT_EQ(back.version, 4);
+  EXPECT_EQ(back.names_bytes, 0);  // not kept: recover then uses its own build's list
+  ::unlink(path.c_str());
 }
 
 }  // namespace

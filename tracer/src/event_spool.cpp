@@ -9,7 +9,7 @@
 
 namespace ripple::trace::detail {
 
-static_assert(sizeof(SpoolHeader) <= static_cast<std::size_t>(EventSpool::kDataOffset), "the header fits its block");
+static_assert(sizeof(SpoolHeader) == 96, "the spool header's layout is documented (docs/trace-format.md)");
 static_assert(1024 * sizeof(Event) % EventSpool::kBlock == 0,
               "a ring of 1024 (or any larger power of two) events is whole blocks");
 
@@ -28,10 +28,13 @@ bool EventSpool::open(const std::string& path) {
   return true;
 }
 
-bool EventSpool::write_header(SpoolHeader header) {
+bool EventSpool::write_header(SpoolHeader header, const std::string& call_names) {
   header.data_offset = kDataOffset;
+  const bool fits = sizeof header + call_names.size() <= static_cast<std::size_t>(kDataOffset);
+  header.names_bytes = fits ? static_cast<std::int32_t>(call_names.size()) : 0;
   char block[kDataOffset] = {};
   std::memcpy(block, &header, sizeof header);
+  if (fits) std::memcpy(block + sizeof header, call_names.data(), call_names.size());
   return fd_ >= 0 && ::pwrite(fd_, block, sizeof block, 0) == static_cast<ssize_t>(sizeof block);
 }
 

@@ -20,8 +20,8 @@ namespace ripple::trace::detail {
 
 class EventSpool {
 public:
-  static constexpr std::size_t kBlock = 4096;  // O_DIRECT alignment of buffer, length and offset
-  static constexpr std::int64_t kDataOffset = kBlock;
+  static constexpr std::size_t kBlock = 4096;              // O_DIRECT alignment of buffer, length and offset
+  static constexpr std::int64_t kDataOffset = 4 * kBlock;  // the header and the call names
 
   EventSpool() = default;
   EventSpool(const EventSpool&) = delete;
@@ -30,8 +30,9 @@ public:
 
   // Creates (truncates) `path`, its header block still empty. False, with errno set, if it cannot.
   bool open(const std::string& path);
-  // Writes the header (with data_offset = kDataOffset) into its block. False if that failed.
-  bool write_header(SpoolHeader header);
+  // Writes the header (with data_offset = kDataOffset) and the call names into the first blocks;
+  // names beyond them are not kept (names_bytes 0). False if the write failed.
+  bool write_header(SpoolHeader header, const std::string& call_names);
   // Appends the ring's events from the last append's end up to `head` (free-running indices; the
   // ring holds `slots` events, a power of two of at least 1024, at a kBlock-aligned address).
   // Returns the index below which the ring's slots may be reused: all of it is in the file, or

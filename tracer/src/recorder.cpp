@@ -308,7 +308,7 @@ void start(Call init_call) {
   timespec wall{};
   clock_gettime(CLOCK_REALTIME, &wall);
   header.wall_start = static_cast<double>(wall.tv_sec) + 1e-9 * static_cast<double>(wall.tv_nsec);
-  if (!s->spool.write_header(header))  // rare and rank-specific: said by the rank it happens to
+  if (!s->spool.write_header(header, call_names_text()))  // rare and rank-specific: said by the rank it happens to
     std::fprintf(stderr,
                  "ripple trace: rank %d cannot write its spool's header in '%s': `ripple trace recover` will not read it\n",
                  s->rank, s->spool_dir.c_str());

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
+#include <string>
 
 #include "recorder_state.hpp"
 #include "ripple/common/error.hpp"
@@ -31,6 +33,7 @@ struct RankSpool {
   std::vector<Event> events;
   bool truncated = false;    // a partial record at the end (cut off mid-write)
   std::int64_t damaged = 0;  // records this rank cannot have written (a block that never reached the disk)
+  std::string call_names;    // of the build that wrote it (version 4); empty: not kept
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
   // second synchronisation).
   [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
@@ -75,8 +78,8 @@ TickMap read_clock_spool(const fs::path& path, int rank) {
 RankSpool read_spool(const fs::path& path) {
   RankSpool s;
   std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
-  if (s.header.version < 1 || s.header.version > 3 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
-    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 3 with {}",
+  if (s.header.version < 1 || s.header.version > 4 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
+    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 4 with {}",
                                  path.string(), s.header.version, s.header.event_size, sizeof(Event)));
   if (s.header.ranks <= 0 || s.header.ranks > (1 << 24) || s.header.rank < 0 || s.header.rank >= s.header.ranks)
     throw InputError(fmt::format("{}: rank {} of {} in the header is impossible", path.string(), s.header.rank, s.header.ranks));
@@ -85,6 +88,15 @@ RankSpool read_spool(const fs::path& path) {
       s.header.version == 1 ? static_cast<std::int64_t>(offsetof(detail::SpoolHeader, data_offset)) : s.header.data_offset;
   if (data < static_cast<std::int64_t>(offsetof(detail::SpoolHeader, data_offset)) || data > (1 << 20))
     throw InputError(fmt::format("{}: the header puts the events at byte {}, which is impossible", path.string(), data));
+  if (s.header.version >= 4 && s.header.names_bytes != 0) {  // the call names follow the header
+    if (s.header.names_bytes < 0 || static_cast<std::int64_t>(sizeof s.header) + s.header.names_bytes > data)
+      throw InputError(fmt::format("{}: the header's {} bytes of call names do not fit before its events", path.string(),
+                                   s.header.names_bytes));
+    s.call_names.resize(static_cast<std::size_t>(s.header.names_bytes));
+    in.read(s.call_names.data(), static_cast<std::streamsize>(s.call_names.size()));
+    if (in.gcount() != static_cast<std::streamsize>(s.call_names.size()))
+      throw InputError(fmt::format("{}: the call names are cut off", path.string()));
+  }
   in.close();
   // A record this rank cannot have written: another rank's number, or all zeros (no real record is:
   // MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while later
@@ -234,8 +246,9 @@ SampleSpool read_sample_spool(const fs::path& path) {
 
 // /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, losses
 // unknown (-1). Version 2 records carry their iteration; version 1 records get it from the rank's
-// recovered iteration markers (MPI_Pcontrol events).
-void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks) {
+// recovered iteration markers (MPI_Pcontrol events, call id `pcontrol` in the spools' list).
+void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks,
+                             std::int32_t pcontrol) {
   std::map<int, SampleSpool> found;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".samples") continue;
@@ -243,7 +256,6 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
     if (spools.contains(s.header.rank)) found.emplace(s.header.rank, std::move(s));
   }
   if (found.empty()) return;
-  const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);
   std::vector<SampleRecord> rows;
   for (auto& [rank, s] : found) {
     const RankSpool& events = spools.at(rank);
@@ -297,6 +309,16 @@ int recover(const std::string& input, const std::string& output) {
     spools.emplace(s.header.rank, std::move(s));
   }
   if (spools.empty()) throw InputError(fmt::format("{}: no rank-*.bin spool files", dir.string()));
+  // Each event's `call` indexes the call list of the build that recorded it: the spools keep it
+  // (version 4), older ones are read with this build's.
+  std::string call_names;
+  for (const auto& [rank, s] : spools) {
+    if (s.call_names.empty()) continue;
+    if (!call_names.empty() && s.call_names != call_names)
+      throw InputError(fmt::format("{}: the spools were written by builds with different lists of MPI calls", dir.string()));
+    call_names = s.call_names;
+  }
+  if (call_names.empty()) call_names = call_names_text();
 
   const std::string out =
       output.empty() ? (dir.string().ends_with(".spool") ? dir.string().substr(0, dir.string().size() - 6) : dir.string() + ".h5")
@@ -343,7 +365,7 @@ int recover(const std::string& input, const std::string& output) {
                               "events; both are on CLOCK_MONOTONIC's scale)"));
   write_attribute(file.get(), sc::kClockAttr,
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
-  write_attribute(file.get(), "call_names", call_names_text());
+  write_attribute(file.get(), "call_names", call_names);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const auto n = static_cast<hsize_t>(ranks);
   write_dataset(file.get(), sc::kRankOffset, H5T_NATIVE_INT64, offset.data(), n);
@@ -356,7 +378,14 @@ int recover(const std::string& input, const std::string& output) {
   H5Id type = event_h5_type();
   write_dataset(file.get(), sc::kEvents, type.get(), all.data(), all.size());
   write_recovered_counters(file.get(), dir, spools);
-  write_recovered_samples(file.get(), dir, spools, ranks);
+  std::int32_t pcontrol = -1;  // its id in the spools' list
+  {
+    std::stringstream names(call_names);
+    std::int32_t id = 0;
+    for (std::string line; std::getline(names, line); ++id)
+      if (line == "MPI_Pcontrol") pcontrol = id;
+  }
+  write_recovered_samples(file.get(), dir, spools, ranks, pcontrol);
   std::printf("ripple trace recover: %zu events of %zu of %d ranks from %s -> %s\n", all.size(), spools.size(), ranks,
               dir.string().c_str(), out.c_str());
   return 0;

@@ -34,7 +34,7 @@ inline bool write_all(int fd, const void* data, std::size_t bytes) {
 // synchronisation.
 struct SpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
-  std::int32_t version = 3;  // 1, 2: event times in seconds since t0; 1: events right after the header
+  std::int32_t version = 4;  // 1, 2: event times in seconds since t0; 1: events right after the header
   std::int32_t event_size = sizeof(Event);
   std::int32_t rank = 0;
   std::int32_t ranks = 0;
@@ -48,6 +48,11 @@ struct SpoolHeader {
   // map in the clock spool; tick0 is t0's tick.
   std::uint64_t tick0 = 0;
   double tick_rate = 0;  // seconds per tick at the start: `recover`'s fallback without a clock spool
+  // Version 4: the writer's call names (call_names_text) follow the header, names_bytes of them, so
+  // that `recover` reads each event's `call` with the list of the build that recorded it (the list
+  // grows between versions, and a new entry renumbers the calls after it). 0: not kept.
+  std::int32_t names_bytes = 0;
+  std::int32_t unused = 0;
 };
 
 // Header of a per-rank clock spool, rank-NNNNNN.clock: the pieces of the tick-to-seconds map

@@ -2,6 +2,7 @@
 // One traced MPI call: a fixed-size record, written raw to the per-rank spool and, at the end, to
 // the HDF5 file's /events table (docs/trace-format.md).
 #include <cstdint>
+#include <string>
 
 namespace ripple::trace {
 
@@ -15,6 +16,9 @@ enum class Call : std::int32_t {
 const char* call_name(Call c);
 const char* call_name(std::int32_t c);  // "unknown" outside the list
 int call_count();
+// Every call name, newline-separated, in Call order: the HDF5 file's `call_names` attribute, and
+// what the event spool keeps of the build that wrote it.
+std::string call_names_text();
 
 struct Event {
   double t_enter = 0;  // seconds on the tracer clock

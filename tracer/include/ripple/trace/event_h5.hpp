@@ -66,11 +66,4 @@ inline H5Id sample_h5_type() {
   return type;
 }
 
-// The `call_names` attribute: every call name, newline-separated, in Call order.
-inline std::string call_names_text() {
-  std::string names;
-  for (int c = 0; c < call_count(); ++c) names += std::string(c ? "\n" : "") + call_name(c);
-  return names;
-}
-
 }  // namespace ripple::trace
