@@ -318,6 +318,11 @@ void start(Call init_call) {
   detail::g_recording.rank = s->rank;
   detail::g_recording.ranks = s->ranks;
   detail::g_recording.on_node = s->on_node.data();
+  detail::g_recording.ring = s->ring.data();
+  detail::g_recording.ring_mask = s->ring.size() - 1;
+  detail::g_recording.head = &s->head;
+  detail::g_recording.tail = &s->tail;
+  detail::g_recording.threaded = s->threaded;
   detail::g_recording.on.store(true, std::memory_order_release);
   // A program that ends without MPI_Finalize still leaves its buffer in the spool (not a forked child:
   // it would append the parent's events a second time).
@@ -377,15 +382,6 @@ void abort_flush() {
 namespace detail {
 void flush_all() { flush(); }
 
-// The event into the ring's next slot, unless the ring is full. One producer at a time.
-static inline bool push(State& s, const Event& e) {
-  const std::uint64_t head = s.head.load(std::memory_order_relaxed);
-  if (head - s.tail.load(std::memory_order_acquire) >= s.ring.size()) return false;
-  s.ring[head & (s.ring.size() - 1)] = e;
-  s.head.store(head + 1, std::memory_order_release);
-  return true;
-}
-
 // A full ring, or several producers (MPI_THREAD_MULTIPLE): under the producers' lock, spooling a
 // full ring first (without holding that lock meanwhile).
 [[gnu::noinline]] static void commit_contended(const Event& e) {
@@ -393,7 +389,7 @@ static inline bool push(State& s, const Event& e) {
   for (;;) {
     {
       const Guard guard(s);
-      if (push(s, e)) return;
+      if (push(e)) return;
     }
     flush();
   }
@@ -402,7 +398,7 @@ static inline bool push(State& s, const Event& e) {
 // One event into the ring: for a single producer no lock and no atomic read-modify-write at all.
 void commit(const Event& e) {
   State& s = *g_state;
-  if (!s.threaded && push(s, e)) [[likely]]
+  if (!s.threaded && push(e)) [[likely]]
     return;
   commit_contended(e);
 }

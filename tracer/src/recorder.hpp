@@ -60,6 +60,13 @@ struct Recording {
   double t0 = 0;                                      // this rank's tracer clock at the start, seconds
   std::uint64_t tick0 = 0;                            // its raw tick: event times count from it
   std::atomic<std::uint64_t> datatype_generation{0};  // bumped by MPI_Type_free
+  // The event ring (State's), for the commit inline in every wrapper: producers append at head, the
+  // spool writer takes [tail, head); free-running counters, slot = counter & mask.
+  Event* ring = nullptr;
+  std::uint64_t ring_mask = 0;
+  std::atomic<std::uint64_t>* head = nullptr;
+  const std::atomic<std::uint64_t>* tail = nullptr;
+  bool threaded = false;  // MPI_THREAD_MULTIPLE: several producers, commit() takes the lock
 };
 extern Recording g_recording;
 inline bool recording() { return g_recording.on.load(std::memory_order_relaxed); }  // between MPI_Init and MPI_Finalize
@@ -92,7 +99,16 @@ RIPPLE_HOT const DatatypeCache& datatype(MPI_Datatype type) {
   return t_datatype;
 }
 
-void commit(const Event& e);  // into the ring
+// The event into the ring's next slot, unless the ring is full. One producer at a time.
+RIPPLE_HOT bool push(const Event& e) {
+  Recording& r = g_recording;
+  const std::uint64_t head = r.head->load(std::memory_order_relaxed);
+  if (head - r.tail->load(std::memory_order_acquire) > r.ring_mask) return false;
+  r.ring[head & r.ring_mask] = e;
+  r.head->store(head + 1, std::memory_order_release);
+  return true;
+}
+void commit(const Event& e);  // into the ring: push, or under the lock (several producers, a full ring)
 int comm_id(MPI_Comm comm);   // registering comm if the tracer has not seen it
 }  // namespace detail
 
@@ -114,7 +130,15 @@ public:
   Scope& operator=(const Scope&) = delete;
   RIPPLE_HOT ~Scope() {
     --detail::t_depth;
-    if (recording_) finish();
+    if (!recording_) return;
+    if (pending_ == 0 && !detail::g_recording.threaded) {  // the common case, inline: one record, one producer
+      if (!detail::recording()) return;
+      event_.t_exit = detail::stamp();
+      if (!detail::push(event_)) [[unlikely]]
+        detail::commit(event_);
+      return;
+    }
+    finish();
   }
   [[nodiscard]] bool recording() const { return recording_; }
   // Records the call now (for calls that do not return, MPI_Abort); nothing more is recorded.
