@@ -8,7 +8,10 @@ per-round difference to the first library: on a shared machine whose speed drift
 minutes, that difference is the figure to compare. (Two copies of one library give the noise: on
 the development VM about +-10 ns for 21 rounds.)
 
-usage: bench/trace_ab.py BUILD_DIR LIB.so [LIB.so ...] [--rounds 21] [--iterations 300000]
+With --hotpath, the bench is the recording path alone (ripple_trace_hotpath: one rank, MPI_PROC_NULL
+peers, 5 x 10^5 calls), and the libraries' order alternates between rounds.
+
+usage: bench/trace_ab.py BUILD_DIR LIB.so [LIB.so ...] [--rounds 21] [--iterations 300000] [--hotpath]
 """
 import argparse
 import json
@@ -29,17 +32,33 @@ def ns_per_call(build, iterations, library=None):
     return json.loads(out.strip().splitlines()[-1])["loop_seconds"] / (2 * iterations) * 1e9
 
 
+def hotpath_ns_per_call(build, library=None):
+    cmd = ["mpirun", "-np", "1", "--bind-to", "core", "-x", "RIPPLE_TRACE_LIBRARY"]
+    if library:
+        cmd += [os.path.join(build, "cli", "ripple"), "trace", "-o", "/tmp/ripple-trace-ab.h5", "--samples", "off", "--"]
+    cmd += [os.path.join(build, "bench", "ripple_trace_hotpath"), "100000", "5"]
+    env = dict(ENV, RIPPLE_TRACE_LIBRARY=library or "")
+    out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["ns_per_call"]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("build")
     p.add_argument("libraries", nargs="+")
     p.add_argument("--rounds", type=int, default=21)
     p.add_argument("--iterations", type=int, default=300000)
+    p.add_argument("--hotpath", action="store_true", help="the recording path alone instead of the ping-pong")
     a = p.parse_args()
     if len(set(a.libraries)) != len(a.libraries):
         p.error("name each library once (copy it to compare a library with itself)")
     added = {lib: [] for lib in a.libraries}
-    for _ in range(a.rounds):
+    for r in range(a.rounds):
+        if a.hotpath:
+            base = hotpath_ns_per_call(a.build)
+            for lib in a.libraries if r % 2 == 0 else a.libraries[::-1]:
+                added[lib].append(hotpath_ns_per_call(a.build, lib) - base)
+            continue
         base = ns_per_call(a.build, a.iterations)
         for lib in a.libraries:
             added[lib].append(ns_per_call(a.build, a.iterations, lib) - base)
