@@ -251,10 +251,22 @@ void start(Call init_call) {
   s->messages.reserve(64);
   g_state = s;
 
-  // The spool: one file per rank in <output>.spool/, with a header, then raw events.
+  // The spool: one file per rank in <output>.spool/, with a header, then raw events. Rank 0 makes
+  // the directory, with a file named for this run in it: a rank that does not see that file has its
+  // output path on another file system (node-local /tmp, say, where an earlier run's spool directory
+  // may be), and the collective write at MPI_Finalize would hang there. No rank records then.
   s->spool_dir = s->output + ".spool";
+  char run_mark[96] = {};
+  if (s->rank == 0) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    std::snprintf(run_mark, sizeof run_mark, "/.run-%ld-%ld-%ld", static_cast<long>(::getpid()), static_cast<long>(now.tv_sec),
+                  static_cast<long>(now.tv_nsec));
+  }
+  PMPI_Bcast(run_mark, sizeof run_mark, MPI_CHAR, 0, MPI_COMM_WORLD);
   if (s->rank == 0) {
     ::mkdir(s->spool_dir.c_str(), 0755);
+    ::close(::open((s->spool_dir + run_mark).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
     // Spools of an earlier run under the same name would mix with ours in `recover`.
     for (int r = 0;; ++r) {
       char stale[64];
@@ -270,16 +282,25 @@ void start(Call init_call) {
   char name[64];
   std::snprintf(name, sizeof name, "/rank-%06d.bin", s->rank);
   s->spool_path = s->spool_dir + name;
-  const int mine = have_ring && s->spool.open(s->spool_path) ? 1 : 0;
-  const std::string why = mine != 0   ? "on another rank"
-                          : have_ring ? std::string("cannot write the spool in '") + s->spool_dir + "': " + std::strerror(errno)
-                                      : "cannot map the event buffer (--buffer-mib)";
-  int ok = mine;
-  PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (ok == 0) {
-    if (s->rank == 0) std::fprintf(stderr, "ripple trace: not recording (%s): the run goes on untraced\n", why.c_str());
+  const bool shared = ::access((s->spool_dir + run_mark).c_str(), F_OK) == 0;
+  const bool mine = have_ring && shared && s->spool.open(s->spool_path);
+  const std::string why = !have_ring ? std::string("cannot map the event buffer (--buffer-mib)")
+                          : !shared  ? "does not see the spool directory rank 0 made, '" + s->spool_dir +
+                                          "': the output must be on a file system that every rank shares"
+                                    : "cannot write its spool in '" + s->spool_dir + "': " + std::strerror(errno);
+  int failing[2] = {mine ? s->ranks : s->rank, mine ? 0 : 1};  // the lowest rank that cannot record, how many
+  PMPI_Allreduce(MPI_IN_PLACE, &failing[0], 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(MPI_IN_PLACE, &failing[1], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (s->rank == 0) ::unlink((s->spool_dir + run_mark).c_str());  // every rank has looked
+  if (failing[1] > 0) {
+    if (s->rank == failing[0])  // said once, by a rank that knows why
+      std::fprintf(stderr, "ripple trace: not recording: rank %d %s (%d of %d ranks cannot record); the run goes on untraced\n",
+                   s->rank, why.c_str(), failing[1], s->ranks);
     s->spool.close();
-    return;  // not active
+    if (mine) ::unlink(s->spool_path.c_str());
+    PMPI_Barrier(MPI_COMM_WORLD);
+    if (s->rank == 0) ::rmdir(s->spool_dir.c_str());  // nothing was recorded: nothing stays behind
+    return;                                           // not active
   }
 
   s->placement = detail::probe_placement(MPI_COMM_WORLD);
