@@ -70,8 +70,8 @@ for r in range(4):
     assert e["t_enter"][0] - 1 < times[mine][0] < times[mine][-1] < e["t_exit"][-1] + 1.5, r
 PY
 # Each spool keeps the call list of the build that wrote it (a later list may renumber the calls):
-# recovered with a build whose list differs (here the spools' lists reversed), every event keeps
-# its name; spools from two different builds are refused.
+# recovered with a build whose list differs (here the spools' lists reversed), every event is named
+# with its spool's list; spools from two different builds are refused.
 cp -r crash.h5.spool reversed.spool && cp -r crash.h5.spool mixed.spool
 /usr/bin/python3 - reversed.spool mixed.spool <<'PY' || fail "rewriting the spools' call lists"
 import glob, struct, sys
@@ -99,6 +99,37 @@ assert (a["/events"]["call"][:] == b["/events"]["call"][:]).all()
 PY
 "$RIPPLE_BIN" trace recover mixed.spool -o mixed.h5 2> mixed.txt && fail "spools of two builds recovered" \
   || { grep -q "different lists of MPI calls" mixed.txt && pass "spools of two builds: refused, with why" || fail "mixed spools: $(cat mixed.txt)"; }
+# Spools of version 3 (no call list) are read with this build's list; a run whose spools are of
+# two versions is refused; a spool that ends inside its header block (it never got its first
+# events) is recovered empty, with a warning, and the other ranks as before.
+cp -r crash.h5.spool v3.spool && cp -r crash.h5.spool v3mixed.spool && cp -r crash.h5.spool cut.spool
+/usr/bin/python3 - v3.spool v3mixed.spool cut.spool <<'PY' || fail "rewriting spool versions"
+import glob, os, struct, sys
+def to_v3(path):
+    with open(path, "r+b") as f:
+        f.seek(8)
+        f.write(struct.pack("<i", 3))
+        f.seek(88)
+        f.write(struct.pack("<i", 0))  # version 3 had no names_bytes
+for path in glob.glob(sys.argv[1] + "/rank-*.bin"):
+    to_v3(path)
+to_v3(sys.argv[2] + "/rank-000001.bin")
+os.truncate(sys.argv[3] + "/rank-000002.bin", 1000)
+PY
+"$RIPPLE_BIN" trace recover v3.spool -o v3.h5 > /dev/null || fail "recover version-3 spools"
+"$RIPPLE_BIN" trace recover cut.spool -o cut.h5 > /dev/null 2> cut.txt || fail "recover with a cut header block: $(cat cut.txt)"
+/usr/bin/python3 - crash.h5 v3.h5 cut.h5 cut.txt <<'PY' && pass "version-3 spools read with this build's list; a spool cut in its header block recovered empty, said" || fail "version-3 or cut spools"
+import sys
+import h5py
+a, v3, cut = (h5py.File(p, "r") for p in sys.argv[1:4])
+assert v3.attrs["call_names"] == a.attrs["call_names"] and (v3["/events"][:] == a["/events"][:]).all()
+ca, cc = a["/ranks/count"][:], cut["/ranks/count"][:]
+assert cc[2] == 0 and (cc[[0, 1, 3]] == ca[[0, 1, 3]]).all(), (ca, cc)
+assert "rank 2's spool ends inside its header" in open(sys.argv[4]).read()
+PY
+"$RIPPLE_BIN" trace recover v3mixed.spool -o v3mixed.h5 2> mixed.txt && fail "spools of two versions recovered" \
+  || { grep -q "3 spools keep their list of MPI calls and 1 do not" mixed.txt && pass "spools of two versions: refused, with why" \
+    || fail "spools of two versions: $(cat mixed.txt)"; }
 cp -r crash.h5.spool badnames.spool
 /usr/bin/python3 -c "
 import struct, sys
@@ -132,6 +163,34 @@ if unshare -m true 2> /dev/null; then
   done
 else
   echo "note: unshared-output case not run (no mount namespaces here)"
+fi
+# The spool directory's place taken by a file: rank 0 cannot make it, says so, and the run goes on
+# untraced. An earlier run's spool directory (one that never became a trace) is moved aside, never
+# deleted: both runs stay recoverable.
+printf 'in the way' > blocked.h5.spool
+set +e
+timeout 120 "$MPIEXEC" -np 2 --oversubscribe "$RIPPLE_BIN" trace -o blocked.h5 -- "$RING_BIN" --iterations 200 --warmup 0 > blocked.txt 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 0 ] && grep -q "not recording: rank 0 cannot make the spool directory '.*blocked.h5.spool': Not a directory" blocked.txt \
+  && [ "$(cat blocked.h5.spool)" = "in the way" ] && pass "no room for the spool directory: untraced, why" \
+  || fail "no room for the spool directory: rc=$rc $(grep 'ripple trace' blocked.txt | tail -2)"
+cp -r crash.h5.spool again.h5.spool
+set +e
+timeout 120 "$MPIEXEC" -np 2 --oversubscribe "$RIPPLE_BIN" trace -o again.h5 -- "$RING_BIN" --iterations 200 --warmup 0 > again.txt 2>&1
+rc=$?
+set -e
+if [ "$rc" -eq 0 ] && grep -q "an earlier run's spool directory was in the way; it is now '.*again.h5.spool.1'" again.txt \
+  && [ ! -e again.h5.spool ] && "$RIPPLE_BIN" trace info again.h5 > /dev/null \
+  && "$RIPPLE_BIN" trace recover again.h5.spool.1 -o again-earlier.h5 > /dev/null; then
+  /usr/bin/python3 - crash.h5 again-earlier.h5 <<'PY' && pass "an earlier run's spool moved aside: the new trace written, the earlier one recovered whole" || fail "the earlier run's spool, moved aside"
+import sys
+import h5py
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+assert (a["/ranks/count"][:] == b["/ranks/count"][:]).all() and (a["/events"]["call"][:] == b["/events"]["call"][:]).all()
+PY
+else
+  fail "an earlier run's spool in the way: rc=$rc $(grep 'ripple trace' again.txt | tail -2)"
 fi
 # A full disk at MPI_Finalize: the application's exit code stays 0, the spool stays (nothing is
 # lost that reached it), the message says what to do, and `recover` works once there is room. Needs

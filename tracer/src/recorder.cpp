@@ -1,5 +1,6 @@
 #include "recorder.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,6 +159,40 @@ detail::SamplerConfig sampler_config() {
 
 }  // namespace
 
+// Rank 0: the spool directory, with the run's mark in it; 0, or the errno of what failed. One that
+// holds an event spool (rank-*.bin) is an earlier run's that never became a trace (a finished run
+// removes its spool): it is moved aside to <dir>.N, never deleted, and `moved` names it. In one
+// that holds none, nothing is recoverable: its leftovers (side spools, marks) go.
+int make_spool_dir(const std::string& dir, const char* mark, std::string& moved) {
+  bool earlier_run = false;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    std::vector<std::string> leftovers;
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.starts_with("rank-") && name.ends_with(".bin")) earlier_run = true;
+      if (name.starts_with(".run-") ||
+          (name.starts_with("rank-") && (name.ends_with(".counters") || name.ends_with(".samples") || name.ends_with(".clock"))))
+        leftovers.push_back(name);
+    }
+    ::closedir(d);
+    if (!earlier_run)
+      for (const std::string& name : leftovers) ::unlink((dir + "/" + name).c_str());  // a directory there stays
+  }
+  for (int n = 1; earlier_run; ++n) {
+    const std::string aside = dir + "." + std::to_string(n);
+    if (::rename(dir.c_str(), aside.c_str()) == 0) {
+      moved = aside;
+      break;
+    }
+    if (errno != ENOTEMPTY && errno != EEXIST) return errno;
+  }
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return errno;
+  const int fd = ::open((dir + mark).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  ::close(fd);
+  return 0;
+}
+
 // A side spool <spool_dir>/rank-NNNNNN.<kind>: its header and text, written now; records follow at
 // each flush. -1 (and no path) if it cannot be created: a recovered trace then lacks it, the run goes on.
 int open_side_spool(State& s, const char* kind, const void* header, std::size_t header_bytes, const std::string& text,
@@ -257,41 +292,36 @@ void start(Call init_call) {
   // may be), and the collective write at MPI_Finalize would hang there. No rank records then.
   s->spool_dir = s->output + ".spool";
   char run_mark[96] = {};
+  int made = 0;  // rank 0: 0, or the errno of making the directory and its mark
+  std::string moved;
   if (s->rank == 0) {
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
     std::snprintf(run_mark, sizeof run_mark, "/.run-%ld-%ld-%ld", static_cast<long>(::getpid()), static_cast<long>(now.tv_sec),
                   static_cast<long>(now.tv_nsec));
+    made = make_spool_dir(s->spool_dir, run_mark, moved);
   }
   PMPI_Bcast(run_mark, sizeof run_mark, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (s->rank == 0) {
-    ::mkdir(s->spool_dir.c_str(), 0755);
-    ::close(::open((s->spool_dir + run_mark).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-    // Spools of an earlier run under the same name would mix with ours in `recover`.
-    for (int r = 0;; ++r) {
-      char stale[64];
-      for (const char* kind : {"counters", "samples", "clock"}) {
-        std::snprintf(stale, sizeof stale, "/rank-%06d.%s", r, kind);
-        ::unlink((s->spool_dir + stale).c_str());
-      }
-      std::snprintf(stale, sizeof stale, "/rank-%06d.bin", r);
-      if (::unlink((s->spool_dir + stale).c_str()) != 0 && r >= s->ranks) break;
-    }
-  }
-  PMPI_Barrier(MPI_COMM_WORLD);
+  PMPI_Bcast(&made, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!moved.empty())
+    std::fprintf(stderr,
+                 "ripple trace: an earlier run's spool directory was in the way; it is now '%s' (ripple trace recover %s)\n",
+                 moved.c_str(), moved.c_str());
   char name[64];
   std::snprintf(name, sizeof name, "/rank-%06d.bin", s->rank);
   s->spool_path = s->spool_dir + name;
-  const bool shared = ::access((s->spool_dir + run_mark).c_str(), F_OK) == 0;
+  const bool shared = made == 0 && ::access((s->spool_dir + run_mark).c_str(), F_OK) == 0;
   const bool mine = have_ring && shared && s->spool.open(s->spool_path);
-  const std::string why = !have_ring ? std::string("cannot map the event buffer (--buffer-mib)")
-                          : !shared  ? "does not see the spool directory rank 0 made, '" + s->spool_dir +
+  const int open_errno = errno;
+  const std::string why = !have_ring  ? std::string("cannot map the event buffer (--buffer-mib)")
+                          : made != 0 ? "cannot make the spool directory '" + s->spool_dir + "': " + std::strerror(made)
+                          : !shared   ? "does not see the spool directory rank 0 made, '" + s->spool_dir +
                                           "': the output must be on a file system that every rank shares"
-                                    : "cannot write its spool in '" + s->spool_dir + "': " + std::strerror(errno);
+                                    : "cannot write its spool in '" + s->spool_dir + "': " + std::strerror(open_errno);
   int failing[2] = {mine ? s->ranks : s->rank, mine ? 0 : 1};  // the lowest rank that cannot record, how many
   PMPI_Allreduce(MPI_IN_PLACE, &failing[0], 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   PMPI_Allreduce(MPI_IN_PLACE, &failing[1], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (s->rank == 0) ::unlink((s->spool_dir + run_mark).c_str());  // every rank has looked
+  if (s->rank == 0 && made == 0) ::unlink((s->spool_dir + run_mark).c_str());  // every rank has looked
   if (failing[1] > 0) {
     if (s->rank == failing[0])  // said once, by a rank that knows why
       std::fprintf(stderr, "ripple trace: not recording: rank %d %s (%d of %d ranks cannot record); the run goes on untraced\n",

@@ -34,6 +34,7 @@ struct RankSpool {
   bool truncated = false;    // a partial record at the end (cut off mid-write)
   std::int64_t damaged = 0;  // records this rank cannot have written (a block that never reached the disk)
   std::string call_names;    // of the build that wrote it (version 4); empty: not kept
+  bool names_cut = false;    // the file ends inside them: its header block was never whole, it has no events
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
   // second synchronisation).
   [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
@@ -94,8 +95,10 @@ RankSpool read_spool(const fs::path& path) {
                                    s.header.names_bytes));
     s.call_names.resize(static_cast<std::size_t>(s.header.names_bytes));
     in.read(s.call_names.data(), static_cast<std::streamsize>(s.call_names.size()));
-    if (in.gcount() != static_cast<std::streamsize>(s.call_names.size()))
-      throw InputError(fmt::format("{}: the call names are cut off", path.string()));
+    if (in.gcount() != static_cast<std::streamsize>(s.call_names.size())) {
+      s.call_names.clear();
+      s.names_cut = true;  // and no event lies before data_offset: the rank is recovered empty, said below
+    }
   }
   in.close();
   // A record this rank cannot have written: another rank's number, or all zeros (no real record is:
@@ -312,12 +315,21 @@ int recover(const std::string& input, const std::string& output) {
   // Each event's `call` indexes the call list of the build that recorded it: the spools keep it
   // (version 4), older ones are read with this build's.
   std::string call_names;
+  int with_names = 0, without = 0;
   for (const auto& [rank, s] : spools) {
+    if (s.names_cut) {
+      std::fprintf(stderr, "ripple trace recover: rank %d's spool ends inside its header: no events of it to recover\n", rank);
+      continue;
+    }
+    ++(s.call_names.empty() ? without : with_names);
     if (s.call_names.empty()) continue;
     if (!call_names.empty() && s.call_names != call_names)
       throw InputError(fmt::format("{}: the spools were written by builds with different lists of MPI calls", dir.string()));
     call_names = s.call_names;
   }
+  if (with_names > 0 && without > 0)  // one run's ranks share one build: these spools are of two
+    throw InputError(fmt::format("{}: {} spools keep their list of MPI calls and {} do not: written by different builds",
+                                 dir.string(), with_names, without));
   if (call_names.empty()) call_names = call_names_text();
 
   const std::string out =
