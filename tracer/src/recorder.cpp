@@ -1,6 +1,5 @@
 #include "recorder.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "recorder_state.hpp"
+#include "spool_dir.hpp"
 
 namespace ripple::trace {
 using detail::SpoolHeader;
@@ -159,40 +159,6 @@ detail::SamplerConfig sampler_config() {
 
 }  // namespace
 
-// Rank 0: the spool directory, with the run's mark in it; 0, or the errno of what failed. One that
-// holds an event spool (rank-*.bin) is an earlier run's that never became a trace (a finished run
-// removes its spool): it is moved aside to <dir>.N, never deleted, and `moved` names it. In one
-// that holds none, nothing is recoverable: its leftovers (side spools, marks) go.
-int make_spool_dir(const std::string& dir, const char* mark, std::string& moved) {
-  bool earlier_run = false;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    std::vector<std::string> leftovers;
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.starts_with("rank-") && name.ends_with(".bin")) earlier_run = true;
-      if (name.starts_with(".run-") ||
-          (name.starts_with("rank-") && (name.ends_with(".counters") || name.ends_with(".samples") || name.ends_with(".clock"))))
-        leftovers.push_back(name);
-    }
-    ::closedir(d);
-    if (!earlier_run)
-      for (const std::string& name : leftovers) ::unlink((dir + "/" + name).c_str());  // a directory there stays
-  }
-  for (int n = 1; earlier_run; ++n) {
-    const std::string aside = dir + "." + std::to_string(n);
-    if (::rename(dir.c_str(), aside.c_str()) == 0) {
-      moved = aside;
-      break;
-    }
-    if (errno != ENOTEMPTY && errno != EEXIST) return errno;
-  }
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return errno;
-  const int fd = ::open((dir + mark).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return errno;
-  ::close(fd);
-  return 0;
-}
-
 // A side spool <spool_dir>/rank-NNNNNN.<kind>: its header and text, written now; records follow at
 // each flush. -1 (and no path) if it cannot be created: a recovered trace then lacks it, the run goes on.
 int open_side_spool(State& s, const char* kind, const void* header, std::size_t header_bytes, const std::string& text,
@@ -299,7 +265,7 @@ void start(Call init_call) {
     clock_gettime(CLOCK_REALTIME, &now);
     std::snprintf(run_mark, sizeof run_mark, "/.run-%ld-%ld-%ld", static_cast<long>(::getpid()), static_cast<long>(now.tv_sec),
                   static_cast<long>(now.tv_nsec));
-    made = make_spool_dir(s->spool_dir, run_mark, moved);
+    made = detail::make_spool_dir(s->spool_dir, run_mark, moved);
   }
   PMPI_Bcast(run_mark, sizeof run_mark, MPI_CHAR, 0, MPI_COMM_WORLD);
   PMPI_Bcast(&made, 1, MPI_INT, 0, MPI_COMM_WORLD);

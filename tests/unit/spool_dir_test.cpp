@@ -1,0 +1,85 @@
+// The spool directory rank 0 makes at MPI_Init: a fresh one with the run's mark; an earlier run's
+// event spools moved aside, never deleted; leftovers without an event spool removed.
+#include "spool_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace ripple::trace::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SpoolDir : public ::testing::Test {
+protected:
+  void SetUp() override {
+    root_ = fs::path(::testing::TempDir()) / ("spool-dir-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    dir_ = (root_ / "run.h5.spool").string();
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  static void touch(const fs::path& p, const std::string& text = "x") { std::ofstream(p) << text; }
+  fs::path root_;
+  std::string dir_;
+};
+
+TEST_F(SpoolDir, AFreshDirectoryHoldsTheMarkAndNothingElse) {
+  std::string moved;
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-1", moved), 0);
+  EXPECT_TRUE(moved.empty());
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/.run-1"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(SpoolDir, AnEarlierRunsEventSpoolsAreMovedAsideToTheFirstFreeNumberWhole) {
+  fs::create_directories(dir_);
+  touch(dir_ + "/rank-000000.bin", "earlier events");
+  touch(dir_ + "/rank-000000.clock", "earlier clock");
+  fs::create_directories(dir_ + ".1");  // an even earlier run, moved aside before
+  touch(dir_ + ".1/rank-000000.bin", "older events");
+  std::string moved;
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-2", moved), 0);
+  EXPECT_EQ(moved, dir_ + ".2");
+  std::ifstream events(dir_ + ".2/rank-000000.bin"), clock(dir_ + ".2/rank-000000.clock"), older(dir_ + ".1/rank-000000.bin");
+  std::string a, b, c;
+  std::getline(events, a);
+  std::getline(clock, b);
+  std::getline(older, c);
+  EXPECT_EQ(a, "earlier events");
+  EXPECT_EQ(b, "earlier clock");
+  EXPECT_EQ(c, "older events");
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/.run-2"));
+  EXPECT_FALSE(fs::exists(dir_ + "/rank-000000.bin"));
+}
+
+TEST_F(SpoolDir, ADirectoryWithoutEventSpoolsIsReusedWithoutItsLeftovers) {
+  fs::create_directories(dir_ + "/rank-000001.samples");  // a directory in a file's place stays
+  touch(dir_ + "/rank-000003.counters");
+  touch(dir_ + "/.run-old");   // a mark left by a run that died in MPI_Init
+  touch(dir_ + "/notes.txt");  // not the tracer's
+  std::string moved;
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-3", moved), 0);
+  EXPECT_TRUE(moved.empty());
+  EXPECT_FALSE(fs::exists(dir_ + "/rank-000003.counters"));
+  EXPECT_FALSE(fs::exists(dir_ + "/.run-old"));
+  EXPECT_TRUE(fs::is_directory(dir_ + "/rank-000001.samples"));
+  EXPECT_TRUE(fs::exists(dir_ + "/notes.txt"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/.run-3"));
+}
+
+TEST_F(SpoolDir, AFileInTheDirectorysPlaceFailsWithErrnoAndIsLeftAlone) {
+  touch(dir_, "in the way");
+  std::string moved;
+  EXPECT_EQ(make_spool_dir(dir_, "/.run-4", moved), ENOTDIR);
+  EXPECT_TRUE(fs::is_regular_file(dir_));
+  EXPECT_TRUE(moved.empty());
+}
+
+}  // namespace
+}  // namespace ripple::trace::detail
