@@ -225,13 +225,20 @@ int gaps(int rank, int size) {
   return 0;
 }
 
+// `pages` fresh pages without huge pages (so one fault per page), or null.
+char* fresh_pages(int pages) {
+  const std::size_t bytes = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) * static_cast<std::size_t>(pages);
+  void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return nullptr;
+  ::madvise(map, bytes, MADV_NOHUGEPAGE);
+  return static_cast<char*>(map);
+}
+
 int touch(int rank, int pages) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t bytes = page * static_cast<std::size_t>(pages);
-  void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (map == MAP_FAILED) return 4;
-  ::madvise(map, bytes, MADV_NOHUGEPAGE);  // one fault per page
-  auto* buf = static_cast<char*>(map);
+  char* buf = fresh_pages(pages);
+  if (buf == nullptr) return 4;
   for (int it = 0; it < 3; ++it) {
     MPI_Pcontrol(7701, it);
     if (it == 1)
@@ -242,7 +249,7 @@ int touch(int rank, int pages) {
   MPI_Sendrecv(buf, static_cast<int>(bytes), MPI_BYTE, rank, 5, copy.data(), static_cast<int>(bytes), MPI_BYTE, rank, 5,
                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   const int ok = copy[page] == 1 ? 0 : 5;
-  ::munmap(map, bytes);
+  ::munmap(buf, bytes);
   return ok;
 }
 
@@ -538,16 +545,14 @@ int requests(int rank) {
 int faults(int n) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t bytes = page * static_cast<std::size_t>(n);
-  void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (map == MAP_FAILED) return 4;
-  ::madvise(map, bytes, MADV_NOHUGEPAGE);  // one fault per page
-  auto* buf = static_cast<char*>(map);
+  char* buf = fresh_pages(n);
+  if (buf == nullptr) return 4;
   for (int p = 0; p < n; ++p) {
     if (p % 4096 == 0) MPI_Pcontrol(7701, p / 4096);
     buf[static_cast<std::size_t>(p) * page] = 1;
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  ::munmap(map, bytes);
+  ::munmap(buf, bytes);
   return 0;
 }
 

@@ -19,6 +19,9 @@ using detail::State;
 namespace {
 void comm_lock(State& s) {
   while (s.comm_lock.test_and_set(std::memory_order_acquire)) {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
   }
 }
 void comm_unlock(State& s) { s.comm_lock.clear(std::memory_order_release); }

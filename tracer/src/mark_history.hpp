@@ -5,8 +5,8 @@
 // older than all of them gets the iteration of the newest marker forgotten, which is exact unless a
 // sample waits in the kernel for more than kMarks markers (drains come at every marker and every
 // 0.1 s).
+#include <array>
 #include <cstddef>
-#include <deque>
 #include <utility>
 
 namespace ripple::trace::detail {
@@ -15,23 +15,26 @@ class MarkHistory {
 public:
   static constexpr std::size_t kMarks = 64;
 
-  // A marker at time t: what follows it belongs to `iteration`. Times come in order.
+  // A marker at time t: what follows it belongs to `iteration`. Times come in order. (A fixed ring:
+  // called inside MPI_Pcontrol, it never allocates.)
   void add(double t, int iteration) {
-    if (marks_.size() == kMarks) {
-      forgotten_ = marks_.front().second;
-      marks_.pop_front();
-    }
-    marks_.emplace_back(t, iteration);
+    if (count_ == kMarks) forgotten_ = marks_[next_].second;  // the oldest, overwritten now
+    marks_[next_] = {t, iteration};
+    next_ = (next_ + 1) % kMarks;
+    if (count_ < kMarks) ++count_;
   }
   // The iteration at time t: -1 before the first marker.
   [[nodiscard]] int iteration_at(double t) const {
-    for (auto it = marks_.rbegin(); it != marks_.rend(); ++it)  // usually the newest
-      if (it->first <= t) return it->second;
+    for (std::size_t k = 1; k <= count_; ++k) {  // newest first: usually the one
+      const auto& [time, iteration] = marks_[(next_ + kMarks - k) % kMarks];
+      if (time <= t) return iteration;
+    }
     return forgotten_;
   }
 
 private:
-  std::deque<std::pair<double, int>> marks_;
+  std::array<std::pair<double, int>, kMarks> marks_{};
+  std::size_t next_ = 0, count_ = 0;
   int forgotten_ = -1;
 };
 

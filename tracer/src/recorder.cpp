@@ -507,16 +507,12 @@ RIPPLE_TLS constinit thread_local MPI_Status t_status{};               // a sing
 
 void Scope::commit_now() {
   if (!recording_ || !detail::recording()) return;
-  event_.t_exit = detail::stamp();
-  detail::commit(event_);
+  commit_call();
   recording_ = false;
 }
 
-void Scope::finish() {
-  if (!detail::recording()) return;
-  event_.t_exit = detail::stamp();
-  detail::commit(event_);
-  for (int k = 0; k < pending_; ++k) {  // after their call, so that a reader meets the call first
+void Scope::commit_completions() {
+  for (int k = 0; k < pending_; ++k) {
     Event& c = t_completions[static_cast<std::size_t>(k)];
     c.t_enter = event_.t_enter;
     c.t_exit = event_.t_exit;

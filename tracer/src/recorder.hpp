@@ -130,15 +130,9 @@ public:
   Scope& operator=(const Scope&) = delete;
   RIPPLE_HOT ~Scope() {
     --detail::t_depth;
-    if (!recording_) return;
-    if (pending_ == 0 && !detail::g_recording.threaded) {  // the common case, inline: one record, one producer
-      if (!detail::recording()) return;
-      event_.t_exit = detail::stamp();
-      if (!detail::push(event_)) [[unlikely]]
-        detail::commit(event_);
-      return;
-    }
-    finish();
+    if (!recording_ || !detail::recording()) return;
+    commit_call();
+    if (pending_ != 0) commit_completions();
   }
   [[nodiscard]] bool recording() const { return recording_; }
   // Records the call now (for calls that do not return, MPI_Abort); nothing more is recorded.
@@ -202,7 +196,14 @@ public:
   void cancelling(const MPI_Request* r);  // MPI_Cancel: its completion may carry an undefined status
 
 private:
-  void finish();  // exit time, commit, then the completion records
+  // The exit time, and the call's record into the ring: inline for a single producer whose ring has
+  // room, through commit() otherwise (the lock of several producers, or spooling a full ring first).
+  RIPPLE_HOT void commit_call() {
+    event_.t_exit = detail::stamp();
+    if (detail::g_recording.threaded || !detail::push(event_)) [[unlikely]]
+      detail::commit(event_);
+  }
+  void commit_completions();  // after their call, so that a reader meets the call first
   void translate_peer(int rank, MPI_Comm c);
   void completion(int index, const MPI_Status* status);
   Event& new_completion(int index);

@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "recorder_state.hpp"
@@ -249,9 +248,9 @@ SampleSpool read_sample_spool(const fs::path& path) {
 
 // /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, losses
 // unknown (-1). Version 2 records carry their iteration; version 1 records get it from the rank's
-// recovered iteration markers (MPI_Pcontrol events, call id `pcontrol` in the spools' list).
-void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks,
-                             std::int32_t pcontrol) {
+// recovered iteration markers (MPI_Pcontrol events; version-1 sample spools come with event spools
+// of versions 1 to 3, whose calls are this build's).
+void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks) {
   std::map<int, SampleSpool> found;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".samples") continue;
@@ -259,6 +258,7 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
     if (spools.contains(s.header.rank)) found.emplace(s.header.rank, std::move(s));
   }
   if (found.empty()) return;
+  const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);
   std::vector<SampleRecord> rows;
   for (auto& [rank, s] : found) {
     const RankSpool& events = spools.at(rank);
@@ -390,14 +390,7 @@ int recover(const std::string& input, const std::string& output) {
   H5Id type = event_h5_type();
   write_dataset(file.get(), sc::kEvents, type.get(), all.data(), all.size());
   write_recovered_counters(file.get(), dir, spools);
-  std::int32_t pcontrol = -1;  // its id in the spools' list
-  {
-    std::stringstream names(call_names);
-    std::int32_t id = 0;
-    for (std::string line; std::getline(names, line); ++id)
-      if (line == "MPI_Pcontrol") pcontrol = id;
-  }
-  write_recovered_samples(file.get(), dir, spools, ranks, pcontrol);
+  write_recovered_samples(file.get(), dir, spools, ranks);
   std::printf("ripple trace recover: %zu events of %zu of %d ranks from %s -> %s\n", all.size(), spools.size(), ranks,
               dir.string().c_str(), out.c_str());
   return 0;

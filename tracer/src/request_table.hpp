@@ -32,13 +32,16 @@ public:
   bool insert(const RequestInfo& info, bool* shared = nullptr);
   // The nth oldest entry of the handle, or null.
   [[nodiscard]] const RequestInfo* find(std::uintptr_t handle, int nth = 0) const;
+  [[nodiscard]] RequestInfo* find(std::uintptr_t handle, int nth = 0) {
+    return const_cast<RequestInfo*>(static_cast<const RequestTable&>(*this).find(handle, nth));
+  }
   // A persistent request started (true) or completed (false); unknown handles are ignored.
   void set_active(std::uintptr_t handle, bool active) {
-    if (const RequestInfo* r = find(handle)) const_cast<RequestInfo*>(r)->active = active;
+    if (RequestInfo* r = find(handle)) r->active = active;
   }
   // MPI_Cancel was called on the handle's oldest request; unknown handles are ignored.
   void set_cancelling(std::uintptr_t handle) {
-    if (const RequestInfo* r = find(handle)) const_cast<RequestInfo*>(r)->cancelling = true;
+    if (RequestInfo* r = find(handle)) r->cancelling = true;
   }
   void erase(std::uintptr_t handle);  // its oldest entry
   // Erases the handle's entry for request `id`, if it still has one.

@@ -176,6 +176,11 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
   }
   sample_type_ = kMemorySampleType;
   status_ = "active: " + what;
+  // Room for what waits between two flushes (the flusher spools at 16 Ki): a drain at an iteration
+  // marker, inside MPI_Pcontrol, then seldom allocates. spool_new swaps the two, so both keep it.
+  const std::size_t room = std::min<std::size_t>(max_samples_, 1u << 14);
+  pending_.reserve(room);
+  writing_.reserve(room);
 }
 
 void MemorySampler::keep(const MemorySample& s, void* self) {

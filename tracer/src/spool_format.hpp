@@ -28,8 +28,8 @@ inline bool write_all(int fd, const void* data, std::size_t bytes) {
   return true;
 }
 
-// Header of the event spool, rank-NNNNNN.bin; raw Events follow from data_offset on (a whole block
-// after the header, so that events can be written with O_DIRECT: event_spool.hpp). The header holds
+// Header of the event spool, rank-NNNNNN.bin; raw Events follow from data_offset on (whole blocks
+// after the header and the call names, so that events can be written with O_DIRECT: event_spool.hpp). The header holds
 // what `recover` needs to put the events on rank 0's clock without MPI_Finalize's second
 // synchronisation.
 struct SpoolHeader {
@@ -66,9 +66,9 @@ struct ClockSpoolHeader {
 };
 
 // Header of a per-rank counter spool, rank-NNNNNN.counters beside the event spool: every counter
-// sample is appended at the flush after it was taken; MPI_Finalize and `recover` read them back. Then names_bytes of names and
-// status_bytes of status (Counters::names_text, status_text), then records: a CounterRecordHead and
-// int64 values[values].
+// sample is appended at the flush after it was taken; MPI_Finalize and `recover` read them back.
+// Then names_bytes of names and status_bytes of status (Counters::names_text, status_text), then
+// records: a CounterRecordHead and int64 values[values].
 struct CounterSpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'C', 'N', 'T', 'R', 'S'};
   std::int32_t version = 1;

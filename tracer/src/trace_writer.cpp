@@ -122,13 +122,19 @@ H5Id agreed_type(Make&& make) {
   return type;
 }
 
-// A table's rows are written in rounds of at most `per_round` rows per rank, so that memory stays
-// bounded: as many rounds as the rank with the most rows needs, since every rank joins every
-// round's collective write.
-std::int64_t agreed_rounds(std::int64_t rows, std::int64_t per_round) {
+// A table's `rows` rows of this rank, in rounds of at most `per_round`, so that memory stays
+// bounded: round(done, n) handles rows [done, done + n). As many rounds as the rank with the most
+// rows needs, since every rank joins every round's collective write (some with n = 0).
+template <class Round>
+void in_rounds(std::int64_t rows, std::int64_t per_round, Round&& round) {
   std::int64_t rounds = (rows + per_round - 1) / per_round;
   PMPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-  return rounds;
+  std::int64_t done = 0;
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    const std::int64_t n = std::clamp<std::int64_t>(rows - done, 0, per_round);
+    round(done, static_cast<std::size_t>(n));
+    done += n;
+  }
 }
 
 // A side spool's records, read back for the file (flush_all has written them all). `rows`: how
@@ -254,10 +260,7 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
     rk.assign(most, s.rank);
     v.resize(most * n);
   });
-  const std::int64_t rounds = agreed_rounds(rows, kRound);
-  std::int64_t done = 0;
-  for (std::int64_t r = 0; r < rounds; ++r) {
-    const auto want = static_cast<std::size_t>(std::clamp<std::int64_t>(rows - done, 0, kRound));
+  in_rounds(rows, kRound, [&](std::int64_t done, std::size_t want) {
     const std::size_t got = spool.in.read(records.data(), want);
     std::fill(records.begin() + static_cast<std::ptrdiff_t>(got * record_bytes), records.end(), 0);  // unreadable
     for (std::size_t k = 0; k < want; ++k) {
@@ -272,8 +275,7 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
     write_slice(file, iteration.get(), H5T_NATIVE_INT32, at, want, it.data());
     write_slice(file, rank.get(), H5T_NATIVE_INT32, at, want, rk.data());
     if (with_values) write_slice(file, values.get(), H5T_NATIVE_INT64, at, want, v.data(), n);
-    done += static_cast<std::int64_t>(want);
-  }
+  });
   // Samples taken that are not in the spool: its creation or a write failed.
   write_int64_per_rank(file, schema::kCountersLost, s.counter_samples - rows, s.rank, s.ranks);
 }
@@ -292,16 +294,12 @@ void write_samples(const ParallelH5File& file, const State& s, const ClockModel&
   constexpr std::int64_t kRound = 1 << 16;
   std::vector<SampleRecord> chunk;
   agreed([&] { chunk.resize(static_cast<std::size_t>(std::min(rows, kRound))); });
-  const std::int64_t rounds = agreed_rounds(rows, kRound);
-  std::int64_t done = 0;
-  for (std::int64_t r = 0; r < rounds; ++r) {
-    const auto want = static_cast<std::size_t>(std::clamp<std::int64_t>(rows - done, 0, kRound));
+  in_rounds(rows, kRound, [&](std::int64_t done, std::size_t want) {
     const std::size_t got = spool.in.read(chunk.data(), want);
     std::fill(chunk.begin() + static_cast<std::ptrdiff_t>(got), chunk.end(), SampleRecord{});  // unreadable
     for (std::size_t k = 0; k < want; ++k) chunk[k].time = clock.to_global(chunk[k].time + s.t0) - s.t0_root;
     write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), want, chunk.data());
-    done += static_cast<std::int64_t>(want);
-  }
+  });
   write_int64_per_rank(file, schema::kSamplesLost, s.sampler.lost(), s.rank, s.ranks);
   // Decoded but not in the spool: more waiting than RIPPLE_TRACE_MAX_SAMPLES, or a failed write.
   write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.decoded() - rows, s.rank, s.ranks);
@@ -436,13 +434,11 @@ bool write(State& s) {
 
   H5Id type = agreed_type(event_h5_type);
   H5Id ds = create_table(file, sc::kEvents, type.get(), all);
-  const std::int64_t rounds = agreed_rounds(total, kRound);
   detail::SpoolRecords in;
   in.open(s.spool_path, detail::EventSpool::kDataOffset, sizeof(Event));
-  std::int64_t done = 0;
-  for (std::int64_t r = 0; r < rounds; ++r) {
-    const std::int64_t n = std::clamp<std::int64_t>(total - done, 0, kRound);
-    chunk.resize(static_cast<std::size_t>(n));
+  in_rounds(total, kRound, [&](std::int64_t done, std::size_t rows) {
+    const auto n = static_cast<std::int64_t>(rows);
+    chunk.resize(rows);
     // The spooled part in one read, then what is still in the buffer.
     const std::int64_t from_spool = std::clamp<std::int64_t>(spooled - done, 0, n);
     for (auto k = static_cast<std::int64_t>(in.read(chunk.data(), static_cast<std::size_t>(from_spool))); k < from_spool; ++k)
@@ -451,9 +447,8 @@ bool write(State& s) {
       chunk[static_cast<std::size_t>(k)] =
           s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - spooled)) & (s.ring.size() - 1)];
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
-    write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), static_cast<hsize_t>(n), chunk.data());
-    done += n;
-  }
+    write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), rows, chunk.data());
+  });
   in.close();
   ds.reset();  // the file closes only with none of its objects open
   type.reset();

@@ -88,6 +88,8 @@ def wrapper(f):
             body.append(f"  scope.taking({roles['taken']});")
         call = f"P{name}({', '.join(args_list)})"
         body.append(f"  const int rc = {call};")
+        if kind == "file_free":  # recording or not; a close that failed leaves the file open
+            body.append("  if (rc == MPI_SUCCESS) ripple::trace::forget_file(ripple_file);")
         rec = []
         # At an intercommunicator root (MPI_ROOT) or a non-root of its group (MPI_PROC_NULL) the
         # send buffer and type are not significant: they may be anything, so they are not read.
@@ -163,8 +165,6 @@ def wrapper(f):
             rec.append(f"scope.started({roles['starts']}, {roles['count']});")
         if kind == "comm_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_comm(*{roles['newcomm']});")
-        if kind == "file_free":  # a close that failed leaves the file open
-            body.append("  if (rc == MPI_SUCCESS) ripple::trace::forget_file(ripple_file);")
         if kind == "file_new":
             rec.append(f"if (rc == MPI_SUCCESS) ripple::trace::register_file(*{roles['newfile']}, {roles['comm']});")
         if kind == "win_new":
