@@ -757,16 +757,14 @@ void Scope::translate_peer(int rank, MPI_Comm c) {
   event_.same_node = detail::same_node(world);
 }
 
-void Scope::request(const MPI_Request* r, bool file_access) {
+void Scope::request(const MPI_Request* r, unsigned kind) {
   if (r == nullptr || *r == MPI_REQUEST_NULL) return;
   State& s = *g_state;
-  const Call call = static_cast<Call>(event_.call);
   detail::RequestInfo info;
   info.handle = reinterpret_cast<std::uintptr_t>(*r);
-  info.receive = call == Call::MPI_Irecv || call == Call::MPI_Recv_init || call == Call::MPI_Imrecv;
-  info.file_access = file_access;
-  info.persistent = call == Call::MPI_Send_init || call == Call::MPI_Ssend_init || call == Call::MPI_Bsend_init ||
-                    call == Call::MPI_Rsend_init || call == Call::MPI_Recv_init;
+  info.receive = (kind & kReceive) != 0;
+  info.persistent = (kind & kPersistent) != 0;
+  info.file_access = (kind & kFileAccess) != 0;
   bool shared = false;
   {
     const Guard guard(s);

@@ -163,8 +163,11 @@ public:
     translate_peer(rank, c);
   }
   void tag(int t) { event_.tag = t; }
-  // file_access: an MPI-IO request, whose completion records the bytes its status says it moved.
-  void request(const MPI_Request* r, bool file_access = false);
+  // A request the call made. `kind` (the generator gives it from the call): a receive, whose
+  // completion records the sender, tag and bytes from its status; persistent (MPI_*_init: completed
+  // by a wait only when started); an MPI-IO access, whose completion records the bytes moved.
+  static constexpr unsigned kReceive = 1, kPersistent = 2, kFileAccess = 4;
+  void request(const MPI_Request* r, unsigned kind);
   // Completion calls (generated wrappers call these around the PMPI call).
   MPI_Status* status(MPI_Status* s);  // a status to read, even if the caller ignores it
   MPI_Status* statuses(MPI_Status* s, int count);

@@ -132,7 +132,10 @@ def wrapper(f):
         if "tag" in roles:
             rec.append(f"scope.tag({roles['tag']});")
         if "request" in roles:  # an erroneous call leaves *request undefined (MPI-IO returns its errors)
-            rec.append(f"if (rc == MPI_SUCCESS) scope.request({roles['request']}{', true' if 'file' in roles else ''});")
+            kind = [k for k, is_kind in (("kReceive", name in ("MPI_Irecv", "MPI_Recv_init", "MPI_Imrecv")),
+                                         ("kPersistent", name.endswith("_init")), ("kFileAccess", "file" in roles)) if is_kind]
+            kind = " | ".join(f"ripple::trace::Scope::{k}" for k in kind) or "0"
+            rec.append(f"if (rc == MPI_SUCCESS) scope.request({roles['request']}, {kind});")
         if "cancel" in roles:
             rec.append(f"if (rc == MPI_SUCCESS) scope.cancelling({roles['cancel']});")
         # A failed completion call (under MPI_ERRORS_RETURN) may leave index, outcount and indices
