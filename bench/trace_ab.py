@@ -22,24 +22,24 @@ import subprocess
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
-def ns_per_call(build, iterations, library=None):
-    cmd = ["mpirun", "-np", "2", "--bind-to", "core", "-x", "RIPPLE_TRACE_LIBRARY"]
+def run_json(build, ranks, bench, library):
+    """The last JSON line the bench printed, run untraced (library None) or traced with `library`."""
+    cmd = ["mpirun", "-np", str(ranks), "--bind-to", "core", "-x", "RIPPLE_TRACE_LIBRARY"]
     if library:
         cmd += [os.path.join(build, "cli", "ripple"), "trace", "-o", "/tmp/ripple-trace-ab.h5", "--samples", "off", "--"]
-    cmd += [os.path.join(build, "bench", "ripple_trace_pingpong"), str(iterations)]
+    cmd += [os.path.join(build, "bench", bench[0])] + bench[1:]
     env = dict(ENV, RIPPLE_TRACE_LIBRARY=library or "")
     out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["loop_seconds"] / (2 * iterations) * 1e9
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def ns_per_call(build, iterations, library=None):
+    out = run_json(build, 2, ["ripple_trace_pingpong", str(iterations)], library)
+    return out["loop_seconds"] / (2 * iterations) * 1e9
 
 
 def hotpath_ns_per_call(build, library=None):
-    cmd = ["mpirun", "-np", "1", "--bind-to", "core", "-x", "RIPPLE_TRACE_LIBRARY"]
-    if library:
-        cmd += [os.path.join(build, "cli", "ripple"), "trace", "-o", "/tmp/ripple-trace-ab.h5", "--samples", "off", "--"]
-    cmd += [os.path.join(build, "bench", "ripple_trace_hotpath"), "100000", "5"]
-    env = dict(ENV, RIPPLE_TRACE_LIBRARY=library or "")
-    out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["ns_per_call"]
+    return run_json(build, 1, ["ripple_trace_hotpath", "100000", "5"], library)["ns_per_call"]
 
 
 def main():
