@@ -9,7 +9,7 @@ minutes, that difference is the figure to compare. (Two copies of one library gi
 the development VM about +-10 ns for 21 rounds.)
 
 With --hotpath, the bench is the recording path alone (ripple_trace_hotpath: one rank, MPI_PROC_NULL
-peers, 5 x 10^5 calls), and the libraries' order alternates between rounds.
+peers, 5 x 10^5 calls). The libraries' order alternates between rounds.
 
 usage: bench/trace_ab.py BUILD_DIR LIB.so [LIB.so ...] [--rounds 21] [--iterations 300000] [--hotpath]
 """
@@ -53,15 +53,12 @@ def main():
     if len(set(a.libraries)) != len(a.libraries):
         p.error("name each library once (copy it to compare a library with itself)")
     added = {lib: [] for lib in a.libraries}
+    measure = (lambda lib=None: hotpath_ns_per_call(a.build, lib)) if a.hotpath else \
+        (lambda lib=None: ns_per_call(a.build, a.iterations, lib))
     for r in range(a.rounds):
-        if a.hotpath:
-            base = hotpath_ns_per_call(a.build)
-            for lib in a.libraries if r % 2 == 0 else a.libraries[::-1]:
-                added[lib].append(hotpath_ns_per_call(a.build, lib) - base)
-            continue
-        base = ns_per_call(a.build, a.iterations)
-        for lib in a.libraries:
-            added[lib].append(ns_per_call(a.build, a.iterations, lib) - base)
+        base = measure()
+        for lib in a.libraries if r % 2 == 0 else a.libraries[::-1]:
+            added[lib].append(measure(lib) - base)
     first = a.libraries[0]
     for lib in a.libraries:
         paired = statistics.median(x - y for x, y in zip(added[lib], added[first]))

@@ -1,7 +1,7 @@
-// The event spool against its truth, the events handed to it: whatever mix of O_DIRECT blocks and
-// buffered ends an append takes, around the ring's wrap, the file must hold exactly those events in
-// order after a one-block header; a failed write must cut the file back to whole events and count
-// the rest as lost, and later appends must go on after them.
+// The event spool against its truth, the events handed to it: whatever the appends' sizes, around
+// the ring's wrap, the file must hold exactly those events in order, in whole blocks after the
+// header blocks; a failed write must cut the file back to whole blocks and count the rest as lost,
+// and later appends must go on after them, numbered so that a reader counts the gap.
 #include "event_spool.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "event_ring.hpp"
+#include "spool_reader.hpp"
 
 namespace ripple::trace::detail {
 namespace {
@@ -34,16 +35,23 @@ Event numbered(std::uint64_t k) {
 
 std::string temp_path(const char* name) { return ::testing::TempDir() + "/" + name + std::to_string(::getpid()); }
 
-// The file's header and its events after data_offset.
-std::vector<Event> read_back(const std::string& path, SpoolHeader& header) {
+// The file's header and its events after data_offset; `lost`: what the blocks' numbering says is missing.
+std::vector<Event> read_back(const std::string& path, SpoolHeader& header, std::int64_t* lost = nullptr) {
   std::ifstream in(path, std::ios::binary);
   in.read(reinterpret_cast<char*>(&header), sizeof header);
   EXPECT_EQ(header.data_offset, EventSpool::kDataOffset);
-  in.seekg(header.data_offset);
-  std::vector<Event> events;
-  Event e;
-  while (in.read(reinterpret_cast<char*>(&e), sizeof e)) events.push_back(e);
-  EXPECT_EQ(in.gcount(), 0) << "a partial record at the end";
+  EventBlockReader blocks;
+  EXPECT_TRUE(blocks.open(path, header.data_offset));
+  std::vector<Event> events(kMaxEventsPerBlock);
+  std::size_t got = 0;
+  while (std::size_t n = blocks.read(events.data() + got, kMaxEventsPerBlock)) {
+    got += n;
+    events.resize(got + kMaxEventsPerBlock);
+  }
+  events.resize(got);
+  EXPECT_FALSE(blocks.cut_off()) << "a partial block at the end";
+  EXPECT_EQ(blocks.damaged_blocks(), 0);
+  if (lost != nullptr) *lost = blocks.lost();
   return events;
 }
 
@@ -115,81 +123,55 @@ TEST(EventSpool, HoldsExactlyTheAppendedEventsAcrossBlocksAndTheRingsWrap) {
   EXPECT_EQ(text, "MPI_Init\nMPI_Send");
   ASSERT_EQ(events.size(), head);
   for (std::uint64_t k = 0; k < head; ++k) {
-    ASSERT_EQ(events[k].request, static_cast<std::int64_t>(k));
-    ASSERT_EQ(events[k].tag, static_cast<std::int32_t>(k * 3));
+    const Event e = numbered(k);
+    ASSERT_EQ(std::memcmp(&events[k], &e, sizeof e), 0) << "event " << k;
   }
+  EXPECT_EQ((file_size(path) - EventSpool::kDataOffset) % static_cast<off_t>(EventSpool::kBlock), 0) << "whole blocks";
   ::unlink(path.c_str());
 }
 
-TEST(EventSpool, AFailedWriteCutsBackToWholeEventsCountsTheRestAndLaterAppendsFollow) {
+TEST(EventSpool, AFailedWriteCutsBackToWholeBlocksCountsTheRestAndLaterAppendsFollow) {
   const std::string path = temp_path("spool-fail");
-  EventRing ring;
-  ring.allocate(1024);
-  EventSpool spool;
-  ASSERT_TRUE(spool.open(path));
-  ASSERT_TRUE(spool.write_header(SpoolHeader{}, ""));
-  produce(ring, 0, 100);
-  ASSERT_EQ(spool.append(ring.data(), ring.size(), 100), 100u);
-  std::uint64_t released = 0;
-  {
-    // The file may not grow beyond 130.5 events: the next append of 400 stops mid-event.
-    const FileSizeLimit limit(static_cast<rlim_t>(EventSpool::kDataOffset) + 130 * sizeof(Event) + sizeof(Event) / 2);
-    ASSERT_TRUE(limit.ok());
-    produce(ring, 100, 500);
-    released = spool.append(ring.data(), ring.size(), 500);
-  }
-  EXPECT_EQ(released, 500u) << "lost events release their slots too";
-  EXPECT_TRUE(spool.failed());
-  EXPECT_FALSE(spool.direct()) << "the file no longer mirrors the ring's blocks";
-  EXPECT_EQ(spool.written(), 130);
-  EXPECT_EQ(spool.lost(), 370);
-  EXPECT_EQ(file_size(path), EventSpool::kDataOffset + 130 * static_cast<off_t>(sizeof(Event))) << "cut back to whole events";
-  // With room again, later events follow the last whole one.
-  produce(ring, 500, 1500);  // at most a ring's worth, as producers wait for the spool
-  EXPECT_EQ(spool.append(ring.data(), ring.size(), 1500), 1500u);
-  EXPECT_EQ(spool.written(), 130 + 1000);
-  EXPECT_EQ(spool.lost(), 370);
-  spool.close();
-  SpoolHeader back;
-  const std::vector<Event> events = read_back(path, back);
-  ASSERT_EQ(events.size(), 1130u);
-  for (std::size_t k = 0; k < events.size(); ++k) {
-    const std::int64_t expected = k < 130 ? static_cast<std::int64_t>(k) : static_cast<std::int64_t>(k - 130 + 500);
-    ASSERT_EQ(events[k].request, expected) << "at " << k;
-  }
-  ::unlink(path.c_str());
-}
-
-TEST(EventSpool, AFailedDirectWriteKeepsWholeEventsAndLaterAppendsFollow) {
-  const std::string path = temp_path("spool-direct-fail");
-  // Where the limit falls: inside the second direct block, on a block's end, a few records into the
-  // third block, just past the third.
-  for (const off_t room : {4096 + 1000, 2 * 4096, 2 * 4096 + 3 * 88, 3 * 4096 + 5}) {
+  constexpr auto kBlock = static_cast<off_t>(EventSpool::kBlock);
+  // Where the limit falls: inside the second block, on its end, inside a later stage of blocks (an
+  // append of many events is written 64 blocks at a time).
+  for (const off_t room : {kBlock + 1000, 2 * kBlock, 100 * kBlock + 5}) {
     EventRing ring;
-    ring.allocate(1024);
+    ring.allocate(1 << 18);
     EventSpool spool;
     ASSERT_TRUE(spool.open(path));
     ASSERT_TRUE(spool.write_header(SpoolHeader{}, ""));
-    if (!spool.direct()) GTEST_SKIP() << ::testing::TempDir() << " refuses O_DIRECT: the direct path is not exercised here";
+    produce(ring, 0, 100);
+    ASSERT_EQ(spool.append(ring.data(), ring.size(), 100), 100u);  // one block
+    const std::uint64_t big = 150000;                              // about 250 blocks
     {
       const FileSizeLimit limit(static_cast<rlim_t>(EventSpool::kDataOffset + room));
       ASSERT_TRUE(limit.ok());
-      produce(ring, 0, 500);  // 500 * 88 bytes: ten whole blocks written directly, the end buffered
-      EXPECT_EQ(spool.append(ring.data(), ring.size(), 500), 500u);
+      produce(ring, 100, 100 + big);
+      EXPECT_EQ(spool.append(ring.data(), ring.size(), 100 + big), 100 + big) << "lost events release their slots too";
     }
+    EXPECT_TRUE(spool.failed());
     const std::int64_t written = spool.written();
-    EXPECT_EQ(written, room / static_cast<off_t>(sizeof(Event))) << "room " << room;
-    EXPECT_EQ(written + spool.lost(), 500);
-    EXPECT_EQ(file_size(path), EventSpool::kDataOffset + written * static_cast<off_t>(sizeof(Event)));
-    produce(ring, 500, 1400);
-    EXPECT_EQ(spool.append(ring.data(), ring.size(), 1400), 1400u);
+    EXPECT_EQ(written + spool.lost(), static_cast<std::int64_t>(100 + big));
+    EXPECT_GE(written, 100);
+    EXPECT_LT(written, static_cast<std::int64_t>(100 + big));
+    const off_t size = file_size(path);
+    EXPECT_EQ((size - EventSpool::kDataOffset) % kBlock, 0) << "cut back to whole blocks, room " << room;
+    EXPECT_LE(size, EventSpool::kDataOffset + room);
+    // With room again, later events follow the last whole block.
+    produce(ring, 100 + big, 200 + big);
+    EXPECT_EQ(spool.append(ring.data(), ring.size(), 200 + big), 200 + big);
+    EXPECT_EQ(spool.written(), written + 100);
     spool.close();
     SpoolHeader back;
-    const std::vector<Event> events = read_back(path, back);
-    ASSERT_EQ(static_cast<std::int64_t>(events.size()), written + 900);
-    for (std::int64_t k = 0; k < static_cast<std::int64_t>(events.size()); ++k)
-      ASSERT_EQ(events[static_cast<std::size_t>(k)].request, k < written ? k : k - written + 500)
-          << "room " << room << " at " << k;
+    std::int64_t gap = 0;
+    const std::vector<Event> events = read_back(path, back, &gap);
+    ASSERT_EQ(static_cast<std::int64_t>(events.size()), written + 100);
+    EXPECT_EQ(gap, spool.lost()) << "the reader counts the lost events from the blocks' numbers";
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(events.size()); ++k) {
+      const auto expected = k < written ? k : k - written + static_cast<std::int64_t>(100 + big);
+      ASSERT_EQ(events[static_cast<std::size_t>(k)].request, expected) << "room " << room << " at " << k;
+    }
   }
   ::unlink(path.c_str());
 }
@@ -212,7 +194,7 @@ TEST(EventSpool, KeepsThisBuildsCallNamesAndDropsNamesThatDoNotFitItsFirstBlocks
   spool.close();
   SpoolHeader back;
   EXPECT_TRUE(read_back(path, back).empty());
-  EXPECT_EQ(back.version, 4);
+  EXPECT_EQ(back.version, 5);
   EXPECT_EQ(back.names_bytes, 0);  // not kept: recover then uses its own build's list
   ::unlink(path.c_str());
 }

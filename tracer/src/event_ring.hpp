@@ -1,8 +1,7 @@
 #pragma once
 // The memory behind the recorder's ring of events: a power of two of slots, mapped with transparent
 // huge pages where the kernel grants them and touched at once, so that the hot path never takes a
-// page fault and the event spool's O_DIRECT writes pin a few 2 MiB pages instead of thousands of
-// 4 KiB ones. The address is page-aligned, as O_DIRECT requires.
+// page fault and walks few TLB entries.
 #include <sys/mman.h>
 
 #include <cstddef>

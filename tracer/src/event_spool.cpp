@@ -1,6 +1,7 @@
 #include "event_spool.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,11 +11,19 @@
 namespace ripple::trace::detail {
 
 static_assert(sizeof(SpoolHeader) == 96, "the spool header's layout is documented (docs/trace-format.md)");
-static_assert(1024 * sizeof(Event) % EventSpool::kBlock == 0,
-              "a ring of 1024 (or any larger power of two) events is whole blocks");
+
+EventSpool::~EventSpool() {
+  close();
+  if (stage_ != nullptr) ::munmap(stage_, kStageBlocks * kBlock);
+}
 
 bool EventSpool::open(const std::string& path) {
   close();
+  if (stage_ == nullptr) {
+    void* p = ::mmap(nullptr, kStageBlocks * kBlock, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return false;
+    stage_ = static_cast<unsigned char*>(p);
+  }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) return false;
   // Only where a page is a block: with larger pages (64 KiB on some aarch64 and ppc64le kernels) the
@@ -23,7 +32,7 @@ bool EventSpool::open(const std::string& path) {
   if (::sysconf(_SC_PAGESIZE) == static_cast<long>(kBlock))
     direct_fd_ = ::open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);  // -1 where the file system refuses
   consumed_ = file_bytes_ = 0;
-  lost_ = 0;
+  written_ = lost_ = 0;
   failed_ = false;
   return true;
 }
@@ -44,58 +53,57 @@ void EventSpool::close() {
   fd_ = direct_fd_ = -1;
 }
 
-bool EventSpool::put(int fd, const char* ring, std::uint64_t ring_bytes, std::uint64_t from, std::uint64_t to) {
-  while (from < to) {
-    const std::uint64_t at = from % ring_bytes;
-    const std::uint64_t n = std::min(to - from, ring_bytes - at);  // the ring wraps at most once
-    const ssize_t w = ::pwrite(fd, ring + at, n, static_cast<off_t>(kDataOffset + file_bytes_));
+namespace {
+// All `bytes` at `offset`, across short writes and signals; false if not all of them got there.
+bool pwrite_all(int fd, const unsigned char* data, std::size_t bytes, off_t offset) {
+  while (bytes > 0) {
+    const ssize_t w = ::pwrite(fd, data, bytes, offset);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return false;
-    from += static_cast<std::uint64_t>(w);
-    consumed_ += static_cast<std::uint64_t>(w);
-    file_bytes_ += static_cast<std::uint64_t>(w);
+    data += w;
+    bytes -= static_cast<std::size_t>(w);
+    offset += w;
   }
   return true;
 }
+}  // namespace
+
+bool EventSpool::put(const unsigned char* blocks, std::size_t bytes) {
+  const auto at = static_cast<off_t>(kDataOffset + file_bytes_);
+  bool ok = direct_fd_ >= 0 && pwrite_all(direct_fd_, blocks, bytes, at);
+  if (!ok && direct_fd_ >= 0) {
+    ::close(direct_fd_);  // refused after all (EINVAL) or a real failure: buffered from here on, from the same place
+    direct_fd_ = -1;
+  }
+  ok = ok || pwrite_all(fd_, blocks, bytes, at);
+  if (ok) file_bytes_ += bytes;
+  return ok;
+}
 
 std::uint64_t EventSpool::append(const Event* ring, std::uint64_t slots, std::uint64_t head) {
-  constexpr std::uint64_t kEvent = sizeof(Event);
-  const std::uint64_t end = head * kEvent;
-  const char* bytes = reinterpret_cast<const char*>(ring);
-  const std::uint64_t ring_bytes = slots * kEvent;  // a multiple of kBlock: 1024 * 88 = 22 blocks
-  if (end <= consumed_) return consumed_ / kEvent;
+  if (head <= consumed_) return consumed_;
   if (fd_ < 0) {  // closed after a failure it could not repair: everything from then on is lost
-    lost_ += static_cast<std::int64_t>((end - consumed_) / kEvent);
-    consumed_ = end;
+    lost_ += static_cast<std::int64_t>(head - consumed_);
+    consumed_ = head;
     return head;
   }
-  const std::uint64_t start = consumed_, before = file_bytes_;
-  bool ok = true;
-  // The ring's byte stream and the file's agree (nothing lost yet), so a block-aligned stretch of
-  // the one is a block-aligned stretch of the other.
-  const std::uint64_t first = (consumed_ + kBlock - 1) / kBlock * kBlock, last = end / kBlock * kBlock;
-  if (direct_fd_ >= 0 && file_bytes_ == consumed_ && first < last) {
-    ok = put(fd_, bytes, ring_bytes, consumed_, first);
-    if (ok && !put(direct_fd_, bytes, ring_bytes, first, last)) {
-      ::close(direct_fd_);  // refused after all (EINVAL) or a real failure: buffered from here on
-      direct_fd_ = -1;
+  while (consumed_ < head) {
+    std::size_t blocks = 0;
+    std::uint64_t k = consumed_;
+    for (; blocks < kStageBlocks && k < head; ++blocks)
+      k += encoder_.encode(ring, slots - 1, k, head, k, stage_ + blocks * kBlock);
+    if (!put(stage_, blocks * kBlock)) {
+      // The rest of this append is lost (the blocks' numbers say where); a block cut off mid-write goes too.
+      failed_ = true;
+      lost_ += static_cast<std::int64_t>(head - consumed_);
+      consumed_ = head;
+      if (::ftruncate(fd_, static_cast<off_t>(kDataOffset + file_bytes_)) != 0) close();  // cannot even cut back: stop
+      break;
     }
+    written_ += static_cast<std::int64_t>(k - consumed_);
+    consumed_ = k;
   }
-  ok = ok && put(fd_, bytes, ring_bytes, consumed_, end);
-  if (!ok) {
-    // The rest of this append is lost; a record cut off mid-write would misalign every later one.
-    failed_ = true;
-    if (direct_fd_ >= 0) ::close(direct_fd_);
-    direct_fd_ = -1;  // the file no longer mirrors the ring's blocks
-    file_bytes_ = file_bytes_ / kEvent * kEvent;
-    if (::ftruncate(fd_, static_cast<off_t>(kDataOffset + file_bytes_)) != 0) {
-      // Cannot even cut back: stop writing rather than leave a misaligned file to be appended to.
-      close();
-    }
-    lost_ += static_cast<std::int64_t>(((end - start) - (file_bytes_ - before)) / kEvent);
-    consumed_ = end;
-  }
-  return consumed_ / kEvent;
+  return consumed_;
 }
 
 }  // namespace ripple::trace::detail

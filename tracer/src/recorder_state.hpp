@@ -54,7 +54,7 @@ struct State {
   std::int64_t counter_samples = 0;                           // taken; those not in the counter spool at the end are lost
   // The record ring (a power of two of events): producers append at head, the spool writer takes
   // [tail, head). Free-running counters; slot = counter & (ring.size() - 1).
-  EventRing ring;  // page-aligned: the spool writes it with O_DIRECT
+  EventRing ring;
   std::atomic<std::uint64_t> head{0}, tail{0};
   std::mutex write_mutex;  // one spool writer at a time
   std::atomic<double> last_flush{0};

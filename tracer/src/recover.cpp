@@ -30,10 +30,10 @@ namespace fs = std::filesystem;
 struct RankSpool {
   detail::SpoolHeader header;
   std::vector<Event> events;
-  bool truncated = false;    // a partial record at the end (cut off mid-write)
-  std::int64_t damaged = 0;  // records this rank cannot have written (a block that never reached the disk)
-  std::string call_names;    // of the build that wrote it (version 4); empty: not kept
-  bool names_cut = false;    // the file ends inside them: its header block was never whole, it has no events
+  std::int64_t lost = 0;            // records cut off at the end, unreadable or never written (/ranks/lost)
+  std::int64_t damaged_blocks = 0;  // version 5: event blocks skipped (never reached the disk, or damaged)
+  std::string call_names;           // of the build that wrote it (version 4); empty: not kept
+  bool names_cut = false;           // the file ends inside them: its header block was never whole, it has no events
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
   // second synchronisation).
   [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
@@ -78,8 +78,8 @@ TickMap read_clock_spool(const fs::path& path, int rank) {
 RankSpool read_spool(const fs::path& path) {
   RankSpool s;
   std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
-  if (s.header.version < 1 || s.header.version > 4 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
-    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 4 with {}",
+  if (s.header.version < 1 || s.header.version > 5 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
+    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 5 with {}",
                                  path.string(), s.header.version, s.header.event_size, sizeof(Event)));
   if (s.header.ranks <= 0 || s.header.ranks > (1 << 24) || s.header.rank < 0 || s.header.rank >= s.header.ranks)
     throw InputError(fmt::format("{}: rank {} of {} in the header is impossible", path.string(), s.header.rank, s.header.ranks));
@@ -100,20 +100,32 @@ RankSpool read_spool(const fs::path& path) {
     }
   }
   in.close();
-  // A record this rank cannot have written: another rank's number, or all zeros (no real record is:
-  // MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while later
-  // O_DIRECT blocks reached the disk; such records are dropped and counted as lost.
-  static constexpr Event kZero = [] {
-    Event z;
-    z.request = z.peer = z.tag = z.comm = z.iteration = 0;
-    return z;
-  }();
-  s.events = detail::read_all_records<Event>(path, data, &s.truncated);
-  const auto damaged = std::remove_if(s.events.begin(), s.events.end(), [&](const Event& e) {
-    return e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0;
-  });
-  s.damaged = s.events.end() - damaged;
-  s.events.erase(damaged, s.events.end());
+  if (s.header.version >= 5) {
+    detail::EventBlockReader blocks;
+    if (!blocks.open(path.string(), data)) throw InputError(fmt::format("{}: cannot read", path.string()));
+    std::vector<Event> piece(detail::kMaxEventsPerBlock);
+    while (const std::size_t n = blocks.read(piece.data(), piece.size()))
+      s.events.insert(s.events.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(n));
+    s.lost = blocks.lost();
+    s.damaged_blocks = blocks.damaged_blocks();
+    if (blocks.failed()) std::fprintf(stderr, "ripple trace recover: %s could not be read to its end\n", path.string().c_str());
+  } else {
+    // A record this rank cannot have written: another rank's number, or all zeros (no real record
+    // is: MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while
+    // later O_DIRECT blocks reached the disk; such records are dropped and counted as lost.
+    static constexpr Event kZero = [] {
+      Event z;
+      z.request = z.peer = z.tag = z.comm = z.iteration = 0;
+      return z;
+    }();
+    bool truncated = false;
+    s.events = detail::read_all_records<Event>(path, data, &truncated);
+    const auto damaged = std::remove_if(s.events.begin(), s.events.end(), [&](const Event& e) {
+      return e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0;
+    });
+    s.lost = (truncated ? 1 : 0) + (s.events.end() - damaged);
+    s.events.erase(damaged, s.events.end());
+  }
   if (s.header.version >= 3 && !s.events.empty()) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
     const fs::path clock = fs::path(path).replace_extension(".clock");
     TickMap map;
@@ -356,7 +368,11 @@ int recover(const std::string& input, const std::string& output) {
       all.push_back(e);
     }
     count[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(it->second.events.size());
-    lost[static_cast<std::size_t>(r)] = (it->second.truncated ? 1 : 0) + it->second.damaged;
+    lost[static_cast<std::size_t>(r)] = it->second.lost;
+    if (it->second.damaged_blocks > 0)
+      std::fprintf(stderr,
+                   "ripple trace recover: rank %d: %lld event blocks unreadable (never written or damaged), %lld events lost\n",
+                   r, static_cast<long long>(it->second.damaged_blocks), static_cast<long long>(it->second.lost));
     if (!it->second.events.empty()) last_wall[static_cast<std::size_t>(r)] = h.wall_start + it->second.events.back().t_exit;
   }
   namespace sc = schema;

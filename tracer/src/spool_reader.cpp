@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace ripple::trace::detail {
 
@@ -49,6 +51,80 @@ void SpoolRecords::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   records_ = 0;
+}
+
+bool EventBlockReader::open(const std::string& path, std::int64_t data_offset) {
+  close();
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  at_ = data_offset;
+  expected_ = 0;
+  ready_ = taken_ = 0;
+  lost_ = unplaced_ = damaged_ = 0;
+  cut_off_ = failed_ = false;
+  return fd_ >= 0;
+}
+
+void EventBlockReader::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::int64_t EventBlockReader::claimed_events(const unsigned char* block, std::size_t bytes) {
+  EventBlockHead head;
+  if (bytes < sizeof head) return 0;
+  std::memcpy(&head, block, sizeof head);
+  const bool whole = std::memcmp(head.magic, EventBlockHead{}.magic, sizeof head.magic) == 0 &&
+                     head.events <= kMaxEventsPerBlock && head.bytes <= kEventBlockPayload;
+  return whole ? head.events : 0;
+}
+
+bool EventBlockReader::next_block() {
+  while (fd_ >= 0 && !failed_) {
+    std::size_t got = 0;
+    while (got < kEventBlock) {
+      const ssize_t n = ::pread(fd_, block_ + got, kEventBlock - got, at_ + static_cast<std::int64_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) failed_ = true;  // an unreadable block: none after it are returned
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    if (got < kEventBlock) {  // the end of the file, or of what could be read
+      if (got > 0 && !failed_) {
+        cut_off_ = true;  // a block whose write was cut off: its events are lost, as many as its head says (1 if it cannot)
+        unplaced_ += std::max<std::int64_t>(claimed_events(block_, got), 1);
+      }
+      lost_ += unplaced_;
+      unplaced_ = 0;
+      close();
+      return false;
+    }
+    at_ += static_cast<std::int64_t>(kEventBlock);
+    EventBlockHead head;
+    if (!decoder_.decode(block_, events_.data(), head) || head.first < expected_) {
+      ++damaged_;  // never reached the disk (zeros), damaged, or out of order
+      unplaced_ += claimed_events(block_, kEventBlock);
+      continue;
+    }
+    lost_ += static_cast<std::int64_t>(head.first - expected_);  // the blocks between: skipped, or never written
+    unplaced_ = 0;                                               // counted by that gap
+    expected_ = head.first + head.events;
+    ready_ = head.events;
+    taken_ = 0;
+    if (ready_ > 0) return true;
+  }
+  return false;
+}
+
+std::size_t EventBlockReader::read(Event* out, std::size_t max) {
+  std::size_t got = 0;
+  while (got < max) {
+    if (taken_ == ready_ && !next_block()) break;
+    const std::size_t n = std::min(max - got, ready_ - taken_);
+    std::copy_n(events_.data() + taken_, n, out + got);
+    taken_ += n;
+    got += n;
+  }
+  return got;
 }
 
 }  // namespace ripple::trace::detail

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "event_blocks.hpp"
+
 namespace ripple::trace::detail {
 
 class SpoolRecords {
@@ -36,6 +38,38 @@ private:
   std::int64_t records_ = 0;
   bool cut_off_ = false;
   bool failed_ = false;
+};
+
+// The events of a version-5 event spool (event_blocks.hpp), block by block from data_offset on, in
+// order. A block that fails its check, or that is out of order, is skipped; the blocks' numbers say
+// how many events are missing, at the end of the file its head (when that is still readable).
+class EventBlockReader {
+public:
+  bool open(const std::string& path, std::int64_t data_offset);  // false if it cannot be read
+  // Up to `max` events into `out`; fewer only at the file's end, or where a read failed.
+  std::size_t read(Event* out, std::size_t max);
+  void close();
+
+  // Known once read() has reached the end: events missing (skipped blocks, a block cut off at the
+  // end, a failed write's), blocks skipped, whether the file ended inside a block, a read error.
+  [[nodiscard]] std::int64_t lost() const { return lost_ + unplaced_; }
+  [[nodiscard]] std::int64_t damaged_blocks() const { return damaged_; }
+  [[nodiscard]] bool cut_off() const { return cut_off_; }
+  [[nodiscard]] bool failed() const { return failed_; }
+
+private:
+  bool next_block();  // the next whole, valid block's events; false at the end
+  // Events a block's head gives, if the head itself looks whole (a damaged block's payload).
+  static std::int64_t claimed_events(const unsigned char* block, std::size_t bytes);
+  int fd_ = -1;
+  std::int64_t at_ = 0;         // the next block's offset
+  std::uint64_t expected_ = 0;  // the next event's number
+  std::vector<Event> events_ = std::vector<Event>(kMaxEventsPerBlock);
+  std::size_t ready_ = 0, taken_ = 0;
+  std::int64_t lost_ = 0, unplaced_ = 0, damaged_ = 0;  // unplaced_: claimed by damaged blocks since the last good one
+  bool cut_off_ = false, failed_ = false;
+  EventBlockDecoder decoder_;
+  unsigned char block_[kEventBlock];
 };
 
 // Every whole record of a spool from data_offset on (recover: a dead run's spools are read whole).

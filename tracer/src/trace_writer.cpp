@@ -434,8 +434,8 @@ bool write(State& s) {
 
   H5Id type = agreed_type(event_h5_type);
   H5Id ds = create_table(file, sc::kEvents, type.get(), all);
-  detail::SpoolRecords in;
-  in.open(s.spool_path, detail::EventSpool::kDataOffset, sizeof(Event));
+  detail::EventBlockReader in;
+  in.open(s.spool_path, detail::EventSpool::kDataOffset);
   in_rounds(total, kRound, [&](std::int64_t done, std::size_t rows) {
     const auto n = static_cast<std::int64_t>(rows);
     chunk.resize(rows);

@@ -1,0 +1,103 @@
+"""An event spool's blocks (version 5), read from the layout docs/trace-format.md gives, apart from
+the C++ reader: the end-to-end checks compare the two, and rewrite real spools as older versions
+with raw events to test how those are read."""
+import struct
+
+HEADER = 96
+EVENT = struct.Struct("<ddQqqqQiiiiiiii")  # struct Event: t_enter, t_exit, buffer, bytes, ... rank
+HEAD = struct.Struct("<4sHHQQ")
+BLOCK = 4096
+# The mask's bits, as indices into EVENT's fields: request, buffer, peer, tag, iteration, count,
+# bytes, extent, call_site, comm, same_node, rank.
+FIELDS = [5, 2, 8, 9, 11, 12, 3, 4, 6, 10, 13, 14]
+UNSIGNED = {2, 6}  # buffer, call_site
+WIDE = {3, 4, 5}   # bytes, extent, request: int64; the other fields int32
+DEFAULT = (0.0, 0.0, 0, 0, 0, -1, 0, 0, -1, -1, -1, -1, 0, 0, 0)
+MASK64 = (1 << 64) - 1
+
+
+def check(events, nbytes, first, payload):
+    h = 14695981039346656037
+    padded = payload + bytes(-len(payload) % 8)
+    for w in [events + 65536 * nbytes, first] + list(struct.unpack(f"<{len(padded) // 8}Q", padded)):
+        h = ((h ^ w) * 1099511628211) & MASK64
+    return h
+
+
+def varint(data, p):
+    value, shift = 0, 0
+    while True:
+        byte = data[p]
+        p += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, p
+
+
+def unzigzag(z):
+    return (z >> 1) ^ -(z & 1)
+
+
+def as_field(value, index):
+    value &= MASK64
+    if index in UNSIGNED:
+        return value
+    value -= (1 << 64) if value >> 63 else 0
+    if index not in WIDE:
+        assert -2**31 <= value < 2**31, (index, value)
+    return value
+
+
+def decode_block(block):
+    """(first, [raw 88-byte events]) of one block; an AssertionError if it is damaged."""
+    magic, events, nbytes, first, sum_ = HEAD.unpack_from(block)
+    assert magic == b"RPLE" and nbytes <= BLOCK - HEAD.size, (magic, nbytes)
+    payload = block[HEAD.size:HEAD.size + nbytes]
+    assert check(events, nbytes, first, payload) == sum_, "check"
+    previous, previous_t, p, out = {}, 0, 0, []
+    for _ in range(events):
+        c, p = varint(payload, p)
+        if c == 0:
+            out.append(bytes(payload[p:p + EVENT.size]))
+            p += EVENT.size
+            continue
+        mask, p = varint(payload, p)
+        dt, p = varint(payload, p)
+        duration, p = varint(payload, p)
+        t_enter = previous_t + unzigzag(dt)
+        v = list(previous.get(c - 1, DEFAULT))
+        for bit, index in enumerate(FIELDS):
+            if mask >> bit & 1:
+                delta, p = varint(payload, p)
+                v[index] = as_field(v[index] + unzigzag(delta), index)
+        v[0], v[1], v[7] = float(t_enter), float(t_enter + unzigzag(duration)), c - 1
+        previous[c - 1], previous_t = v, t_enter
+        out.append(EVENT.pack(*v))
+    assert p == nbytes, "events end exactly at the block's bytes"
+    return first, out
+
+
+def read_spool(path):
+    """(the header's 96 bytes, data_offset, [(first, [raw events]) per block]) of a version-5 spool."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"RPLSPOOL" and struct.unpack_from("<i", data, 8)[0] == 5
+    offset = struct.unpack_from("<q", data, 64)[0]
+    blocks = [decode_block(data[at:at + BLOCK]) for at in range(offset, len(data), BLOCK)]
+    return data[:HEADER], offset, blocks
+
+
+def rewrite_raw(path, version):
+    """Rewrites a version-5 spool as an older `version` (3 or 4): the same header and names, raw events."""
+    header, offset, blocks = read_spool(path)
+    with open(path, "r+b") as f:
+        f.seek(8)
+        f.write(struct.pack("<i", version))
+        if version < 4:
+            f.seek(88)
+            f.write(struct.pack("<i", 0))  # no names_bytes before version 4
+        f.seek(offset)
+        f.truncate()
+        for _, events in blocks:
+            f.write(b"".join(events))

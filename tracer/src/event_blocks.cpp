@@ -1,0 +1,273 @@
+#include "event_blocks.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <limits>
+
+namespace ripple::trace::detail {
+namespace {
+
+// The fields an event's mask covers, in bit order: those that change most often first, so that a
+// mask usually fits one varint byte. Field f of an event as a 64-bit value (signed ones widened).
+constexpr int kFields = kEventFields;
+
+std::uint64_t field(const Event& e, int f) {
+  const auto wide = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
+  switch (f) {
+    case 0:
+      return wide(e.request);
+    case 1:
+      return e.buffer;
+    case 2:
+      return wide(e.peer);
+    case 3:
+      return wide(e.tag);
+    case 4:
+      return wide(e.iteration);
+    case 5:
+      return wide(e.count);
+    case 6:
+      return wide(e.bytes);
+    case 7:
+      return wide(e.extent);
+    case 8:
+      return e.call_site;
+    case 9:
+      return wide(e.comm);
+    case 10:
+      return wide(e.same_node);
+    default:
+      return wide(e.rank);
+  }
+}
+
+// False if the value does not fit the field (a 32-bit one: a damaged block).
+bool set_field(Event& e, int f, std::uint64_t v) {
+  const auto s = static_cast<std::int64_t>(v);
+  std::int32_t* narrow = nullptr;
+  switch (f) {
+    case 0:
+      e.request = s;
+      return true;
+    case 1:
+      e.buffer = v;
+      return true;
+    case 2:
+      narrow = &e.peer;
+      break;
+    case 3:
+      narrow = &e.tag;
+      break;
+    case 4:
+      narrow = &e.iteration;
+      break;
+    case 5:
+      narrow = &e.count;
+      break;
+    case 6:
+      e.bytes = s;
+      return true;
+    case 7:
+      e.extent = s;
+      return true;
+    case 8:
+      e.call_site = v;
+      return true;
+    case 9:
+      narrow = &e.comm;
+      break;
+    case 10:
+      narrow = &e.same_node;
+      break;
+    default:
+      narrow = &e.rank;
+      break;
+  }
+  if (s < std::numeric_limits<std::int32_t>::min() || s > std::numeric_limits<std::int32_t>::max()) return false;
+  *narrow = static_cast<std::int32_t>(s);
+  return true;
+}
+
+// Everything but the times and the call: the 72 bytes after t_exit up to `call`, and what follows it.
+static_assert(offsetof(Event, buffer) == 16 && offsetof(Event, call) == 56 && sizeof(Event) == 88);
+
+// The mask of fields in which `e` differs from `before`; most events of a loop differ in none, which
+// one pass over the event's words finds.
+std::uint64_t changed_fields(const Event& e, const Event& before) {
+  const auto word = [](const Event& x, int w) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, reinterpret_cast<const char*>(&x) + 16 + 8 * w, 8);
+    return v;
+  };
+  const auto diff = [&](int w) { return word(e, w) ^ word(before, w); };
+  const std::uint64_t any = diff(0) | diff(1) | diff(2) | diff(3) | diff(4) | (diff(5) & ~std::uint64_t{0xffffffff}) | diff(6) |
+                            diff(7) | diff(8);  // word 5's low half is the call itself (little-endian)
+  if (any == 0) return 0;
+  std::uint64_t changed = 0;
+  for (int f = 0; f < kFields; ++f) changed |= static_cast<std::uint64_t>(field(e, f) != field(before, f)) << f;
+  return changed;
+}
+
+constexpr std::int64_t kTickLimit = std::int64_t{1} << 53;  // exact in a double
+
+// A time that is a whole number of ticks within +-2^53 (what the recorder stamps), as an integer.
+bool whole_ticks(double t, std::int64_t& out) {
+  if (!(t >= -static_cast<double>(kTickLimit) && t <= static_cast<double>(kTickLimit))) return false;  // NaN too
+  out = static_cast<std::int64_t>(t);
+  return static_cast<double>(out) == t;
+}
+
+std::uint64_t zigzag(std::uint64_t delta) { return (delta << 1) ^ (0 - (delta >> 63)); }
+std::uint64_t unzigzag(std::uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+unsigned char* put_varint(unsigned char* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<unsigned char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<unsigned char>(v);
+  return p;
+}
+
+// False if the bytes end inside the varint or it does not fit 64 bits.
+bool get_varint(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (p == end) return false;
+    const std::uint64_t byte = *p++;
+    if (shift == 63 && byte > 1) return false;
+    v |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// The next block's number for the per-call state; on wrap-around every entry is made stale again.
+std::uint32_t next_block(std::uint32_t& block, std::uint32_t* generation) {
+  if (++block == 0) {
+    std::memset(generation, 0, sizeof(std::uint32_t) * (kMaxCall + 1));
+    block = 1;
+  }
+  return block;
+}
+
+constexpr std::size_t kMaxEncoded = 2 + 2 + 10 + 10 + 10 * kFields;  // call, mask, two times, every field
+static_assert(kMaxEncoded >= 1 + sizeof(Event), "a raw event fits where the largest compact one does");
+
+}  // namespace
+
+std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char* payload) {
+  std::uint64_t h = 14695981039346656037ull;
+  const auto mix = [&h](std::uint64_t word) { h = (h ^ word) * 1099511628211ull; };
+  mix(head.events + (std::uint64_t{head.bytes} << 16));
+  mix(head.first);
+  for (std::size_t at = 0; at < head.bytes; at += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, payload + at, 8);  // little-endian hosts only (x86-64, aarch64)
+    mix(word);
+  }
+  return h;
+}
+
+std::size_t EventBlockEncoder::encode(const Event* ring, std::uint64_t mask, std::uint64_t from, std::uint64_t to,
+                                      std::uint64_t first, unsigned char* block) {
+  static const Event kDefault{};  // what a call's first event in a block is encoded against
+  const std::uint32_t now = next_block(block_, generation_);
+  unsigned char* payload = block + sizeof(EventBlockHead);
+  std::size_t used = 0, n = 0;
+  std::int64_t previous_t = 0;
+  unsigned char scratch[kMaxEncoded];
+  for (std::uint64_t k = from; k < to && n < kMaxEventsPerBlock; ++k) {
+    const Event& e = ring[k & mask];
+    // Straight into the block while the largest event fits; near its end through scratch, to see.
+    unsigned char* const out = kEventBlockPayload - used >= kMaxEncoded ? payload + used : scratch;
+    std::int64_t t_enter = 0, t_exit = 0;
+    bool compact = e.call >= 0 && e.call <= kMaxCall && whole_ticks(e.t_enter, t_enter) && whole_ticks(e.t_exit, t_exit);
+    std::size_t len = 0;
+    std::uint64_t changed = 0;
+    if (compact) {
+      const auto c = static_cast<std::size_t>(e.call);
+      const Event& before = generation_[c] == now ? previous_[c] : kDefault;
+      changed = changed_fields(e, before);
+      unsigned char* p = put_varint(out, c + 1);
+      p = put_varint(p, changed);
+      p = put_varint(p, zigzag(static_cast<std::uint64_t>(t_enter) - static_cast<std::uint64_t>(previous_t)));
+      p = put_varint(p, zigzag(static_cast<std::uint64_t>(t_exit) - static_cast<std::uint64_t>(t_enter)));
+      for (int f = 0; changed >> f != 0; ++f)
+        if ((changed >> f) & 1) p = put_varint(p, zigzag(field(e, f) - field(before, f)));
+      len = static_cast<std::size_t>(p - out);
+      compact = len <= 1 + sizeof(Event);  // else raw is smaller
+    }
+    if (!compact) {
+      out[0] = 0;
+      std::memcpy(out + 1, &e, sizeof e);
+      len = 1 + sizeof e;
+    }
+    if (out == scratch) {
+      if (used + len > kEventBlockPayload) break;
+      std::memcpy(payload + used, scratch, len);
+    }
+    used += len;
+    ++n;
+    if (compact) {
+      const auto c = static_cast<std::size_t>(e.call);
+      if (changed != 0 || generation_[c] != now) previous_[c] = e;  // else it holds these fields already (its times are not used)
+      generation_[c] = now;
+      previous_t = t_enter;
+    }
+  }
+  std::memset(payload + used, 0, kEventBlockPayload - used);
+  EventBlockHead head;
+  head.events = static_cast<std::uint16_t>(n);
+  head.bytes = static_cast<std::uint16_t>(used);
+  head.first = first;
+  head.check = event_block_check(head, payload);
+  std::memcpy(block, &head, sizeof head);
+  return n;
+}
+
+bool EventBlockDecoder::decode(const unsigned char* block, Event* out, EventBlockHead& head) {
+  static const Event kDefault{};
+  std::memcpy(&head, block, sizeof head);
+  if (std::memcmp(head.magic, EventBlockHead{}.magic, sizeof head.magic) != 0 || head.bytes > kEventBlockPayload ||
+      head.events > kMaxEventsPerBlock)
+    return false;
+  const unsigned char* p = block + sizeof head;
+  const unsigned char* end = p + head.bytes;
+  if (event_block_check(head, p) != head.check) return false;
+  const std::uint32_t now = next_block(block_, generation_);
+  std::int64_t previous_t = 0;
+  for (std::size_t n = 0; n < head.events; ++n) {
+    std::uint64_t call = 0, changed = 0, dt = 0, duration = 0;
+    if (!get_varint(p, end, call)) return false;
+    if (call == 0) {  // raw
+      if (end - p < static_cast<std::ptrdiff_t>(sizeof(Event))) return false;
+      std::memcpy(&out[n], p, sizeof(Event));
+      p += sizeof(Event);
+      continue;
+    }
+    if (call > kMaxCall + 1 || !get_varint(p, end, changed) || (changed >> kFields) != 0 || !get_varint(p, end, dt) ||
+        !get_varint(p, end, duration))
+      return false;
+    const std::size_t c = call - 1;
+    const auto t_enter = static_cast<std::int64_t>(static_cast<std::uint64_t>(previous_t) + unzigzag(dt));
+    const auto t_exit = static_cast<std::int64_t>(static_cast<std::uint64_t>(t_enter) + unzigzag(duration));
+    if (t_enter < -kTickLimit || t_enter > kTickLimit || t_exit < -kTickLimit || t_exit > kTickLimit) return false;
+    Event& e = out[n];
+    e = generation_[c] == now ? previous_[c] : kDefault;
+    for (int f = 0; changed >> f != 0; ++f) {
+      if (((changed >> f) & 1) == 0) continue;
+      std::uint64_t delta = 0;
+      if (!get_varint(p, end, delta) || !set_field(e, f, field(e, f) + unzigzag(delta))) return false;
+    }
+    e.call = static_cast<std::int32_t>(c);
+    e.t_enter = static_cast<double>(t_enter);
+    e.t_exit = static_cast<double>(t_exit);
+    if (changed != 0 || generation_[c] != now) previous_[c] = e;
+    generation_[c] = now;
+    previous_t = t_enter;
+  }
+  return p == end;
+}
+
+}  // namespace ripple::trace::detail
