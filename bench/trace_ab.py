@@ -30,6 +30,7 @@ def run_json(build, ranks, bench, library):
     cmd += [os.path.join(build, "bench", bench[0])] + bench[1:]
     env = dict(ENV, RIPPLE_TRACE_LIBRARY=library or "")
     out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
+    os.sync()  # the trace's write-back would otherwise fall into the next run's loop
     return json.loads(out.strip().splitlines()[-1])
 
 

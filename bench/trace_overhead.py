@@ -27,6 +27,7 @@ def run(build, iterations, trace=None, clock="auto"):
         cmd = cmd[:7] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[7:]
     out = subprocess.run(cmd, check=True, env=dict(ENV, RIPPLE_TRACE_CLOCK=clock), capture_output=True,
                          text=True).stdout
+    os.sync()  # the trace's write-back would otherwise fall into the next run's loop
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -37,6 +38,7 @@ def run_hotpath(build, trace=None):
     if trace:
         cmd = cmd[:5] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[5:]
     out = subprocess.run(cmd, check=True, env=ENV, capture_output=True, text=True).stdout
+    os.sync()
     return json.loads(out.strip().splitlines()[-1])["ns_per_call"]
 
 
