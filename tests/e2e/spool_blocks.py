@@ -16,10 +16,10 @@ DEFAULT = (0.0, 0.0, 0, 0, 0, -1, 0, 0, -1, -1, -1, -1, 0, 0, 0)
 MASK64 = (1 << 64) - 1
 
 
-def check(events, nbytes, first, payload):
+def check(events, nbytes, first, words):
+    """`words`: the block's bytes from 24 on that hold the events, rounded up to whole words."""
     h = 14695981039346656037
-    padded = payload + bytes(-len(payload) % 8)
-    for w in [events + 65536 * nbytes, first] + list(struct.unpack(f"<{len(padded) // 8}Q", padded)):
+    for w in [events + 65536 * nbytes, first] + list(struct.unpack(f"<{len(words) // 8}Q", words)):
         h = ((h ^ w) * 1099511628211) & MASK64
     return h
 
@@ -54,7 +54,7 @@ def decode_block(block):
     magic, events, nbytes, first, sum_ = HEAD.unpack_from(block)
     assert magic == b"RPLE" and nbytes <= BLOCK - HEAD.size, (magic, nbytes)
     payload = block[HEAD.size:HEAD.size + nbytes]
-    assert check(events, nbytes, first, payload) == sum_, "check"
+    assert check(events, nbytes, first, block[HEAD.size:HEAD.size + (nbytes + 7) // 8 * 8]) == sum_, "check"
     previous, previous_t, p, out = {}, 0, 0, []
     for _ in range(events):
         c, p = varint(payload, p)

@@ -135,6 +135,20 @@ for rank in range(2):
 PY
 "$RIPPLE_BIN" trace info hpcg.h5 > hpcg_info.txt && grep -q "50 iterations seen" hpcg_info.txt && pass "trace info shows hpcg's 50 iterations" || fail "hpcg trace info"
 
+# A flush interval below the flusher's shortest pause and a ring of the least size (1024 events,
+# which the ranks fill and spool themselves many times): the same calls as with the defaults.
+timeout 300 "$MPIEXEC" -np 4 --oversubscribe "$RIPPLE_BIN" trace -o tiny.h5 --flush-seconds 0.002 --buffer-mib 0.01 -- \
+  "$HEAT2D_BIN" --tile 32 --grid 2x2 --iterations 50 --warmup 0 > tiny.txt 2>&1 || fail "heat2d with a tiny ring: $(cat tiny.txt)"
+/usr/bin/python3 - heat.h5 tiny.h5 <<'PY' && pass "a 2 ms flush interval and a 1024-event ring: the same calls, none lost" || fail "tiny ring"
+import sys
+import numpy as np
+from trace_file import Trace
+a, b = Trace(sys.argv[1]), Trace(sys.argv[2])
+assert (b.file["/ranks/lost"][:] == 0).all() and (a.count == b.count).all(), (a.count, b.count)
+for r in range(4):
+    assert (a.rank(r)["call"] == b.rank(r)["call"]).all() and (np.diff(b.rank(r)["t_enter"]) >= 0).all(), r
+PY
+
 # Bad input: clear message, non-zero exit, no crash.
 set +e
 "$RIPPLE_BIN" trace --bogus -- true > /dev/null 2>&1; rc=$?

@@ -224,5 +224,46 @@ TEST(EventBlockReader, ARepeatedBlockIsSkippedAndABlockCutOffAtTheEndCounted) {
   ::unlink(path.c_str());
 }
 
+TEST(EventBlockReader, ARepeatedLastBlockATrailingZeroBlockAndCraftedNumbersAreSkippedAndCountedRight) {
+  const std::string path = temp_path("blocks_edges");
+  const std::vector<Event> events = numbered_events(5000);
+  const auto whole = blocks_of(events);
+  EventBlockReader in;
+  // The last block written twice: nothing is lost.
+  auto blocks = whole;
+  blocks.push_back(blocks.back());
+  write_blocks(path, blocks);
+  ASSERT_TRUE(in.open(path, 8192));
+  EXPECT_EQ(read_events(in, events).size(), events.size());
+  EXPECT_EQ(in.lost(), 0);
+  EXPECT_EQ(in.damaged_blocks(), 1);
+  // A zero block after the last: its events are unknown, at least one.
+  blocks = whole;
+  blocks.emplace_back(kEventBlock, 0);
+  write_blocks(path, blocks);
+  ASSERT_TRUE(in.open(path, 8192));
+  EXPECT_EQ(read_events(in, events).size(), events.size());
+  EXPECT_EQ(in.lost(), 1);
+  EXPECT_EQ(in.damaged_blocks(), 1);
+  // Blocks with a valid check but numbers no rank wrote (far beyond the next, near 2^64): skipped,
+  // the real blocks after them read, the count of lost events neither negative nor wrapped.
+  blocks = whole;
+  for (const std::uint64_t first : {std::uint64_t{0x7ffffffffffffff0}, ~std::uint64_t{0} - 2, std::uint64_t{1} << 50}) {
+    std::vector<unsigned char> crafted = whole[1];
+    EventBlockHead head;
+    std::memcpy(&head, crafted.data(), sizeof head);
+    head.first = first;
+    head.check = event_block_check(head, crafted.data() + sizeof head);
+    std::memcpy(crafted.data(), &head, sizeof head);
+    blocks.insert(blocks.begin() + 1, crafted);
+  }
+  write_blocks(path, blocks);
+  ASSERT_TRUE(in.open(path, 8192));
+  EXPECT_EQ(read_events(in, events).size(), events.size());
+  EXPECT_EQ(in.lost(), 0);
+  EXPECT_EQ(in.damaged_blocks(), 3);
+  ::unlink(path.c_str());
+}
+
 }  // namespace
 }  // namespace ripple::trace::detail

@@ -1,5 +1,6 @@
 #include "event_blocks.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <limits>
@@ -113,6 +114,7 @@ constexpr std::int64_t kTickLimit = std::int64_t{1} << 53;  // exact in a double
 // A time that is a whole number of ticks within +-2^53 (what the recorder stamps), as an integer.
 bool whole_ticks(double t, std::int64_t& out) {
   if (!(t >= -static_cast<double>(kTickLimit) && t <= static_cast<double>(kTickLimit))) return false;  // NaN too
+  if (t == 0 && std::signbit(t)) return false;  // -0: raw, to come back bit for bit
   out = static_cast<std::int64_t>(t);
   return static_cast<double>(out) == t;
 }

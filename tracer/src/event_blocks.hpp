@@ -11,11 +11,11 @@
 //   varint  call + 1, or 0 for a raw event: its 88 bytes (struct Event) follow
 //   varint  mask: bit k set where field k (kFields order) differs from the same call's previous
 //           event in the block (before the first: a default Event)
-//   varint  zigzag(t_enter - the block's previous event's t_enter, first: - 0), times in raw ticks
+//   varint  zigzag(t_enter - the block's previous compact event's t_enter, first: - 0), in raw ticks
 //   varint  zigzag(t_exit - t_enter)
 //   varint  zigzag(value - previous value) for each field of the mask, in order (64-bit, wrapping)
-// Raw events (a call id beyond kMaxCall, or a time that is not a whole number of ticks within 2^53)
-// leave the state as it was.
+// Raw events (a call id below 0 or beyond kMaxCall, a time that is not a whole number of ticks within
+// 2^53 or is -0, or a compact form longer than the raw one) leave the state as it was.
 #include <cstddef>
 #include <cstdint>
 

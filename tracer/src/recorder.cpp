@@ -144,7 +144,7 @@ void flusher_loop(State* s) {
     const std::uint64_t head = s->head.load(std::memory_order_relaxed);
     const double rate = static_cast<double>(head - last_head) / pause;  // events per second, about
     last_head = head;
-    pause = std::clamp(static_cast<double>(s->ring.size() / 4) / std::max(rate, 1.0), 0.001, longest);
+    pause = std::clamp(static_cast<double>(s->ring.size() / 4) / std::max(rate, 1.0), std::min(0.001, longest), longest);
     const std::uint64_t taken = head - s->tail.load(std::memory_order_relaxed);
     if (taken >= s->ring.size() / 4 || s->sampler.pending() >= (1u << 14) ||
         now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds)
@@ -232,6 +232,7 @@ void start(Call init_call) {
   s->output = env_or("RIPPLE_TRACE_OUTPUT", "ripple-trace.h5");
   const double mib = std::atof(env_or("RIPPLE_TRACE_BUFFER_MIB", "64").c_str());
   s->flush_seconds = std::atof(env_or("RIPPLE_TRACE_FLUSH_SECONDS", "1").c_str());
+  if (!(s->flush_seconds > 0 && s->flush_seconds < 1e9)) s->flush_seconds = 1;  // unparsable, 0, inf: the default
   // The ring: the largest power of two of events within the memory bound (at least 1024).
   const auto fit = static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event));
   std::size_t slots = 1024;

@@ -6,12 +6,16 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "recorder_state.hpp"
@@ -27,13 +31,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A rank's event spool. Its events are read in rounds (read_events), twice: to count them, then to
+// write them, so that recover's memory stays bounded whatever the spools hold.
 struct RankSpool {
+  fs::path path;
   detail::SpoolHeader header;
-  std::vector<Event> events;
-  std::int64_t lost = 0;            // records cut off at the end, unreadable or never written (/ranks/lost)
-  std::int64_t damaged_blocks = 0;  // version 5: event blocks skipped (never reached the disk, or damaged)
-  std::string call_names;           // of the build that wrote it (version 4); empty: not kept
-  bool names_cut = false;           // the file ends inside them: its header block was never whole, it has no events
+  std::int64_t data = 0;         // where its events start
+  std::string call_names;        // of the build that wrote it (version 4); empty: not kept
+  bool names_cut = false;        // the file ends inside them: its header block was never whole, it has no events
+  std::optional<TickMap> ticks;  // version 3 on: raw ticks to seconds, read with the first event
+  // From the counting read:
+  std::int64_t events = 0;
+  std::int64_t lost = 0;                               // records cut off at the end, unreadable or never written (/ranks/lost)
+  std::int64_t damaged_blocks = 0;                     // version 5: event blocks skipped (never reached the disk, or damaged)
+  double last_t_exit = 0;                              // seconds since its t0
+  std::vector<std::pair<double, std::int32_t>> marks;  // MPI_Pcontrol's time and iteration (version-1 samples)
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
   // second synchronisation).
   [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
@@ -100,53 +112,78 @@ RankSpool read_spool(const fs::path& path) {
     }
   }
   in.close();
+  s.path = path;
+  s.data = data;
+  return s;
+}
+
+// The map of a version-3 (or later) spool's raw ticks to seconds: its clock spool, or without one
+// the start's rate (said once).
+const TickMap& tick_map(RankSpool& s) {
+  if (s.ticks) return *s.ticks;
+  const fs::path clock = fs::path(s.path).replace_extension(".clock");
+  TickMap map;
+  if (fs::exists(clock)) map = read_clock_spool(clock, s.header.rank);
+  if (map.empty()) {  // no piece reached the disk: the start's rate, without the later re-anchorings
+    if (!(s.header.tick_rate > 0))
+      throw InputError(
+          fmt::format("{}: no clock map beside it and no rate in its header: the times cannot be converted", s.path.string()));
+    std::fprintf(stderr, "ripple trace recover: %s has no clock map: rank %d's times use the start's tick rate\n",
+                 s.path.string().c_str(), s.header.rank);
+    map = TickMap({{s.header.tick0, s.header.t0, s.header.tick_rate}});
+  }
+  return s.ticks.emplace(std::move(map));
+}
+
+// Every event of a rank's spool, in order, in rounds of at most 64 Ki, times in seconds since its
+// t0; sets s.lost and s.damaged_blocks.
+void read_events(RankSpool& s, const std::function<void(const Event*, std::size_t)>& round) {
+  constexpr std::size_t kRound = 1 << 16;
+  std::vector<Event> buffer(kRound);
+  const auto deliver = [&](std::size_t n) {
+    if (n == 0) return;
+    if (s.header.version >= 3) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
+      const TickMap& map = tick_map(s);
+      const auto seconds = [&](double t) {
+        if (!(std::fabs(t) < 9e18)) return std::numeric_limits<double>::quiet_NaN();  // a damaged raw record's time
+        return map.seconds(s.header.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t))) - s.header.t0;
+      };
+      for (std::size_t k = 0; k < n; ++k) {
+        buffer[k].t_enter = seconds(buffer[k].t_enter);
+        buffer[k].t_exit = seconds(buffer[k].t_exit);
+      }
+    }
+    round(buffer.data(), n);
+  };
   if (s.header.version >= 5) {
     detail::EventBlockReader blocks;
-    if (!blocks.open(path.string(), data)) throw InputError(fmt::format("{}: cannot read", path.string()));
-    std::vector<Event> piece(detail::kMaxEventsPerBlock);
-    while (const std::size_t n = blocks.read(piece.data(), piece.size()))
-      s.events.insert(s.events.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!blocks.open(s.path.string(), s.data)) throw InputError(fmt::format("{}: cannot read", s.path.string()));
+    while (const std::size_t n = blocks.read(buffer.data(), kRound)) deliver(n);
     s.lost = blocks.lost();
     s.damaged_blocks = blocks.damaged_blocks();
-    if (blocks.failed()) std::fprintf(stderr, "ripple trace recover: %s could not be read to its end\n", path.string().c_str());
-  } else {
-    // A record this rank cannot have written: another rank's number, or all zeros (no real record
-    // is: MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while
-    // later O_DIRECT blocks reached the disk; such records are dropped and counted as lost.
-    static constexpr Event kZero = [] {
-      Event z;
-      z.request = z.peer = z.tag = z.comm = z.iteration = 0;
-      return z;
-    }();
-    bool truncated = false;
-    s.events = detail::read_all_records<Event>(path, data, &truncated);
-    const auto damaged = std::remove_if(s.events.begin(), s.events.end(), [&](const Event& e) {
+    if (blocks.failed()) std::fprintf(stderr, "ripple trace recover: %s could not be read to its end\n", s.path.string().c_str());
+    return;
+  }
+  // A record this rank cannot have written: another rank's number, or all zeros (no real record
+  // is: MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while
+  // later O_DIRECT blocks reached the disk; such records are dropped and counted as lost.
+  static constexpr Event kZero = [] {
+    Event z;
+    z.request = z.peer = z.tag = z.comm = z.iteration = 0;
+    return z;
+  }();
+  detail::SpoolRecords records;
+  if (!records.open(s.path.string(), s.data, sizeof(Event))) throw InputError(fmt::format("{}: cannot read", s.path.string()));
+  s.lost = 0;
+  while (const std::size_t n = records.read(buffer.data(), kRound)) {
+    const auto kept = std::remove_if(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n), [&](const Event& e) {
       return e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0;
     });
-    s.lost = (truncated ? 1 : 0) + (s.events.end() - damaged);
-    s.events.erase(damaged, s.events.end());
+    const auto whole = static_cast<std::size_t>(kept - buffer.begin());
+    s.lost += static_cast<std::int64_t>(n - whole);
+    deliver(whole);
   }
-  if (s.header.version >= 3 && !s.events.empty()) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
-    const fs::path clock = fs::path(path).replace_extension(".clock");
-    TickMap map;
-    if (fs::exists(clock)) map = read_clock_spool(clock, s.header.rank);
-    if (map.empty()) {  // no piece reached the disk: the start's rate, without the later re-anchorings
-      if (!(s.header.tick_rate > 0))
-        throw InputError(
-            fmt::format("{}: no clock map beside it and no rate in its header: the times cannot be converted", path.string()));
-      std::fprintf(stderr, "ripple trace recover: %s has no clock map: rank %d's times use the start's tick rate\n",
-                   path.string().c_str(), s.header.rank);
-      map = TickMap({{s.header.tick0, s.header.t0, s.header.tick_rate}});
-    }
-    const auto seconds = [&](double t) {
-      return map.seconds(s.header.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t))) - s.header.t0;
-    };
-    for (Event& ev : s.events) {
-      ev.t_enter = seconds(ev.t_enter);
-      ev.t_exit = seconds(ev.t_exit);
-    }
-  }
-  return s;
+  if (records.cut_off()) ++s.lost;
 }
 
 // A rank's counter spool: its header, names, status and every complete sample record.
@@ -270,14 +307,11 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
     if (spools.contains(s.header.rank)) found.emplace(s.header.rank, std::move(s));
   }
   if (found.empty()) return;
-  const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);
   std::vector<SampleRecord> rows;
   for (auto& [rank, s] : found) {
     const RankSpool& events = spools.at(rank);
     if (s.header.version == 1) {
-      std::vector<std::pair<double, std::int32_t>> marks;  // on the rank's own clock, like the records
-      for (const Event& e : events.events)
-        if (e.call == pcontrol) marks.emplace_back(e.t_enter, e.iteration);
+      const auto& marks = events.marks;  // on the rank's own clock, like the records
       std::sort(s.records.begin(), s.records.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
       std::size_t m = 0;
       std::int32_t iteration = -1;
@@ -353,32 +387,37 @@ int recover(const std::string& input, const std::string& output) {
   H5Id file(H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
   if (file.get() < 0) throw InputError(fmt::format("cannot create '{}': check the directory is writable", out));
 
+  // First reading: how many events each rank has (and its losses, last time, iteration markers).
   std::vector<std::int64_t> offset(static_cast<std::size_t>(ranks), 0), count(static_cast<std::size_t>(ranks), 0),
       lost(static_cast<std::size_t>(ranks), 0);
   std::vector<double> last_wall(static_cast<std::size_t>(ranks), -1.0);
-  std::vector<Event> all;
+  std::int64_t total = 0;
+  const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);  // version-1 samples: this build's calls
   for (int r = 0; r < ranks; ++r) {
-    offset[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(all.size());
+    offset[static_cast<std::size_t>(r)] = total;
     const auto it = spools.find(r);
     if (it == spools.end()) continue;  // that rank never spooled: nothing to recover for it
-    const auto& h = it->second.header;
-    for (Event e : it->second.events) {
-      e.t_enter = it->second.to_root(e.t_enter);
-      e.t_exit = it->second.to_root(e.t_exit);
-      all.push_back(e);
-    }
-    count[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(it->second.events.size());
-    lost[static_cast<std::size_t>(r)] = it->second.lost;
-    if (it->second.damaged_blocks > 0)
+    RankSpool& s = it->second;
+    read_events(s, [&](const Event* e, std::size_t n) {
+      s.events += static_cast<std::int64_t>(n);
+      s.last_t_exit = e[n - 1].t_exit;
+      for (std::size_t k = 0; k < n; ++k)
+        if (e[k].call == pcontrol) s.marks.emplace_back(e[k].t_enter, e[k].iteration);
+    });
+    total += s.events;
+    count[static_cast<std::size_t>(r)] = s.events;
+    lost[static_cast<std::size_t>(r)] = s.lost;
+    if (s.damaged_blocks > 0)
       std::fprintf(stderr,
-                   "ripple trace recover: rank %d: %lld event blocks unreadable (never written or damaged), %lld events lost\n",
-                   r, static_cast<long long>(it->second.damaged_blocks), static_cast<long long>(it->second.lost));
-    if (!it->second.events.empty()) last_wall[static_cast<std::size_t>(r)] = h.wall_start + it->second.events.back().t_exit;
+                   "ripple trace recover: rank %d: %lld of its event blocks skipped (never written, damaged or repeated), %lld "
+                   "events lost\n",
+                   r, static_cast<long long>(s.damaged_blocks), static_cast<long long>(s.lost));
+    if (s.events > 0) last_wall[static_cast<std::size_t>(r)] = s.header.wall_start + s.last_t_exit;
   }
   namespace sc = schema;
   write_attribute(file.get(), "schema", std::string(sc::kSchema));
   write_attribute(file.get(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
-  write_attribute(file.get(), "events", static_cast<std::int64_t>(all.size()));
+  write_attribute(file.get(), "events", total);
   write_attribute(file.get(), "lost_events", static_cast<std::int64_t>(-1));
   write_attribute(file.get(), "recovered",
                   std::string("rebuilt by ripple trace recover from the spools of a run that did not reach MPI_Finalize: "
@@ -403,12 +442,39 @@ int recover(const std::string& input, const std::string& output) {
   const std::vector<std::int64_t> unknown(static_cast<std::size_t>(ranks), -1);  // what the spools do not say
   for (const char* name : {sc::kCountersLost, sc::kRequestsUntracked, sc::kPeersUntranslated})
     write_dataset(file.get(), name, H5T_NATIVE_INT64, unknown.data(), n);
+  // Second reading: each rank's events onto rank 0's clock, written at the rank's offset in rounds.
   H5Id type = event_h5_type();
-  write_dataset(file.get(), sc::kEvents, type.get(), all.data(), all.size());
+  const hsize_t rows[1] = {static_cast<hsize_t>(total)};
+  H5Id rows_space(RIPPLE_H5_CHECK(H5Screate_simple(1, rows, nullptr)));
+  H5Id events(
+      RIPPLE_H5_CHECK(H5Dcreate2(file.get(), sc::kEvents, type.get(), rows_space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  std::vector<Event> moved;
+  for (auto& [r, s] : spools) {
+    std::int64_t done = 0;
+    read_events(s, [&](const Event* e, std::size_t got) {
+      const auto take = static_cast<hsize_t>(
+          std::clamp<std::int64_t>(s.events - done, 0, static_cast<std::int64_t>(got)));  // a spool still growing
+      if (take == 0) return;
+      moved.assign(e, e + take);
+      for (Event& x : moved) {
+        x.t_enter = s.to_root(x.t_enter);
+        x.t_exit = s.to_root(x.t_exit);
+      }
+      const hsize_t start[1] = {static_cast<hsize_t>(offset[static_cast<std::size_t>(r)] + done)}, size[1] = {take};
+      H5Id file_space(RIPPLE_H5_CHECK(H5Dget_space(events.get())));
+      RIPPLE_H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr));
+      H5Id memory(RIPPLE_H5_CHECK(H5Screate_simple(1, size, nullptr)));
+      RIPPLE_H5_CHECK(H5Dwrite(events.get(), type.get(), memory.get(), file_space.get(), H5P_DEFAULT, moved.data()));
+      done += static_cast<std::int64_t>(take);
+    });
+    if (done != s.events)
+      throw InputError(fmt::format("{}: changed while it was read ({} events, then {})", s.path.string(), s.events, done));
+  }
+  events.reset();
   write_recovered_counters(file.get(), dir, spools);
   write_recovered_samples(file.get(), dir, spools, ranks);
-  std::printf("ripple trace recover: %zu events of %zu of %d ranks from %s -> %s\n", all.size(), spools.size(), ranks,
-              dir.string().c_str(), out.c_str());
+  std::printf("ripple trace recover: %lld events of %zu of %d ranks from %s -> %s\n", static_cast<long long>(total),
+              spools.size(), ranks, dir.string().c_str(), out.c_str());
   return 0;
 }
 

@@ -90,7 +90,7 @@ bool EventBlockReader::next_block() {
     }
     if (got < kEventBlock) {  // the end of the file, or of what could be read
       if (got > 0 && !failed_) {
-        cut_off_ = true;  // a block whose write was cut off: its events are lost, as many as its head says (1 if it cannot)
+        cut_off_ = true;  // a block whose write was cut off: its events are lost, as many as its head says, 1 if it cannot
         unplaced_ += std::max<std::int64_t>(claimed_events(block_, got), 1);
       }
       lost_ += unplaced_;
@@ -100,9 +100,16 @@ bool EventBlockReader::next_block() {
     }
     at_ += static_cast<std::int64_t>(kEventBlock);
     EventBlockHead head;
-    if (!decoder_.decode(block_, events_.data(), head) || head.first < expected_) {
-      ++damaged_;  // never reached the disk (zeros), damaged, or out of order
-      unplaced_ += claimed_events(block_, kEventBlock);
+    if (!decoder_.decode(block_, events_.data(), head)) {
+      ++damaged_;  // never reached the disk (zeros), or damaged: as many lost as its head says, 1 if it cannot
+      unplaced_ += std::max<std::int64_t>(claimed_events(block_, kEventBlock), 1);
+      continue;
+    }
+    // Numbered before the next expected event (written twice: its events are counted already) or
+    // implausibly far beyond it (not a number this rank wrote): skipped, and the gap not counted.
+    constexpr std::uint64_t kMaxFirst = std::uint64_t{1} << 62, kMaxGap = std::uint64_t{1} << 48;
+    if (head.first < expected_ || head.first - expected_ > kMaxGap || head.first > kMaxFirst) {
+      ++damaged_;
       continue;
     }
     lost_ += static_cast<std::int64_t>(head.first - expected_);  // the blocks between: skipped, or never written

@@ -42,9 +42,14 @@ private:
 
 // The events of a version-5 event spool (event_blocks.hpp), block by block from data_offset on, in
 // order. A block that fails its check, or that is out of order, is skipped; the blocks' numbers say
-// how many events are missing, at the end of the file its head (when that is still readable).
+// how many events are missing; at the end of the file a damaged block's head does, if it is still
+// whole (else it counts 1).
 class EventBlockReader {
 public:
+  EventBlockReader() = default;
+  EventBlockReader(const EventBlockReader&) = delete;
+  EventBlockReader& operator=(const EventBlockReader&) = delete;
+  ~EventBlockReader() { close(); }
   bool open(const std::string& path, std::int64_t data_offset);  // false if it cannot be read
   // Up to `max` events into `out`; fewer only at the file's end, or where a read failed.
   std::size_t read(Event* out, std::size_t max);

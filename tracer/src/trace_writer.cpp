@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -363,6 +365,7 @@ bool write(State& s) {
   // Events carry raw ticks since tick0 (recorder.hpp): the clock's map makes them seconds.
   const TickMap ticks(clock_pieces(s));
   const auto seconds = [&](double t) {
+    if (!(std::fabs(t) < 9e18)) return std::numeric_limits<double>::quiet_NaN();  // never stamped so: a damaged record
     return ticks.seconds(s.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t)));
   };
   const auto to_global = [&](Event& e) {
@@ -436,19 +439,28 @@ bool write(State& s) {
   H5Id ds = create_table(file, sc::kEvents, type.get(), all);
   detail::EventBlockReader in;
   in.open(s.spool_path, detail::EventSpool::kDataOffset);
+  std::int64_t unreadable = 0;
   in_rounds(total, kRound, [&](std::int64_t done, std::size_t rows) {
     const auto n = static_cast<std::int64_t>(rows);
     chunk.resize(rows);
     // The spooled part in one read, then what is still in the buffer.
     const std::int64_t from_spool = std::clamp<std::int64_t>(spooled - done, 0, n);
-    for (auto k = static_cast<std::int64_t>(in.read(chunk.data(), static_cast<std::size_t>(from_spool))); k < from_spool; ++k)
+    for (auto k = static_cast<std::int64_t>(in.read(chunk.data(), static_cast<std::size_t>(from_spool))); k < from_spool; ++k) {
       chunk[static_cast<std::size_t>(k)] = Event{};  // an unreadable spool leaves empty records
+      ++unreadable;
+    }
     for (std::int64_t k = from_spool; k < n; ++k)
       chunk[static_cast<std::size_t>(k)] =
           s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - spooled)) & (s.ring.size() - 1)];
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
     write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), rows, chunk.data());
   });
+  if (unreadable > 0 || in.damaged_blocks() > 0)  // the disk lost what it had taken: said, not hidden
+    std::fprintf(stderr,
+                 "ripple trace: rank %d: %lld spooled events could not be read back (%lld spool blocks damaged); the last "
+                 "%lld rows of its events are empty\n",
+                 s.rank, static_cast<long long>(unreadable), static_cast<long long>(in.damaged_blocks()),
+                 static_cast<long long>(unreadable));
   in.close();
   ds.reset();  // the file closes only with none of its objects open
   type.reset();
