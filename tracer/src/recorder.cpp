@@ -263,10 +263,11 @@ void start(Call init_call) {
   s->messages.reserve(64);
   g_state = s;
 
-  // The spool: one file per rank in <output>.spool/, with a header, then raw events. Rank 0 makes
-  // the directory, with a file named for this run in it: a rank that does not see that file has its
-  // output path on another file system (node-local /tmp, say, where an earlier run's spool directory
-  // may be), and the collective write at MPI_Finalize would hang there. No rank records then.
+  // The spool: one file per rank in <output>.spool/, with a header, then blocks of encoded events.
+  // Rank 0 makes the directory, with a file named for this run in it: a rank that does not see that
+  // file has its output path on another file system (node-local /tmp, say, where an earlier run's
+  // spool directory may be), and the collective write at MPI_Finalize would hang there. No rank
+  // records then.
   s->spool_dir = s->output + ".spool";
   char run_mark[96] = {};
   int made = 0;  // rank 0: 0, or the errno of making the directory and its mark
