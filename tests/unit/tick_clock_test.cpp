@@ -152,5 +152,14 @@ TEST(TickMap, GivesEachTickTheSecondsTheClockGaveItWhenItWasRead) {
   EXPECT_DOUBLE_EQ(c.segments(51).front().seconds, map.seconds(52 * kTicksPerAnchor));
 }
 
+TEST(TickMap, AnEventsStampIsItsTickSinceTheOriginAndAnImpossibleOneIsNaN) {
+  const TickMap map({{1000, 5.0, 1e-9}});  // from tick 1000 on: 5 s plus a nanosecond per tick
+  EXPECT_DOUBLE_EQ(stamp_seconds(map, 1000, 0.0), 5.0);
+  EXPECT_DOUBLE_EQ(stamp_seconds(map, 1000, 2e9), 7.0);
+  EXPECT_DOUBLE_EQ(stamp_seconds(map, 1000, 2e9), map.seconds(1000 + 2'000'000'000u));
+  for (const double impossible : {std::nan(""), 1e19, -1e19, HUGE_VAL})  // what a damaged raw record may hold
+    EXPECT_TRUE(std::isnan(stamp_seconds(map, 1000, impossible))) << impossible;
+}
+
 }  // namespace
 }  // namespace ripple::trace

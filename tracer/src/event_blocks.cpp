@@ -9,83 +9,39 @@ namespace ripple::trace::detail {
 namespace {
 
 // The fields an event's mask covers, in bit order: those that change most often first, so that a
-// mask usually fits one varint byte. Field f of an event as a 64-bit value (signed ones widened).
+// mask usually fits one varint byte. 64-bit ones as they are, 32-bit ones sign-extended.
 constexpr int kFields = kEventFields;
+struct FieldAt {
+  std::size_t offset, size;
+};
+constexpr FieldAt kField[kFields] = {
+    {offsetof(Event, request), 8},   {offsetof(Event, buffer), 8}, {offsetof(Event, peer), 4},      {offsetof(Event, tag), 4},
+    {offsetof(Event, iteration), 4}, {offsetof(Event, count), 4},  {offsetof(Event, bytes), 8},     {offsetof(Event, extent), 8},
+    {offsetof(Event, call_site), 8}, {offsetof(Event, comm), 4},   {offsetof(Event, same_node), 4}, {offsetof(Event, rank), 4}};
 
 std::uint64_t field(const Event& e, int f) {
-  const auto wide = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
-  switch (f) {
-    case 0:
-      return wide(e.request);
-    case 1:
-      return e.buffer;
-    case 2:
-      return wide(e.peer);
-    case 3:
-      return wide(e.tag);
-    case 4:
-      return wide(e.iteration);
-    case 5:
-      return wide(e.count);
-    case 6:
-      return wide(e.bytes);
-    case 7:
-      return wide(e.extent);
-    case 8:
-      return e.call_site;
-    case 9:
-      return wide(e.comm);
-    case 10:
-      return wide(e.same_node);
-    default:
-      return wide(e.rank);
+  const char* at = reinterpret_cast<const char*>(&e) + kField[f].offset;
+  if (kField[f].size == 4) {
+    std::int32_t v = 0;
+    std::memcpy(&v, at, 4);
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
   }
+  std::uint64_t v = 0;
+  std::memcpy(&v, at, 8);
+  return v;
 }
 
 // False if the value does not fit the field (a 32-bit one: a damaged block).
 bool set_field(Event& e, int f, std::uint64_t v) {
-  const auto s = static_cast<std::int64_t>(v);
-  std::int32_t* narrow = nullptr;
-  switch (f) {
-    case 0:
-      e.request = s;
-      return true;
-    case 1:
-      e.buffer = v;
-      return true;
-    case 2:
-      narrow = &e.peer;
-      break;
-    case 3:
-      narrow = &e.tag;
-      break;
-    case 4:
-      narrow = &e.iteration;
-      break;
-    case 5:
-      narrow = &e.count;
-      break;
-    case 6:
-      e.bytes = s;
-      return true;
-    case 7:
-      e.extent = s;
-      return true;
-    case 8:
-      e.call_site = v;
-      return true;
-    case 9:
-      narrow = &e.comm;
-      break;
-    case 10:
-      narrow = &e.same_node;
-      break;
-    default:
-      narrow = &e.rank;
-      break;
+  char* at = reinterpret_cast<char*>(&e) + kField[f].offset;
+  if (kField[f].size == 8) {
+    std::memcpy(at, &v, 8);
+    return true;
   }
+  const auto s = static_cast<std::int64_t>(v);
   if (s < std::numeric_limits<std::int32_t>::min() || s > std::numeric_limits<std::int32_t>::max()) return false;
-  *narrow = static_cast<std::int32_t>(s);
+  const auto narrow = static_cast<std::int32_t>(s);
+  std::memcpy(at, &narrow, 4);
   return true;
 }
 
@@ -144,19 +100,17 @@ bool get_varint(const unsigned char*& p, const unsigned char* end, std::uint64_t
   return false;
 }
 
-// The next block's number for the per-call state; on wrap-around every entry is made stale again.
-std::uint32_t next_block(std::uint32_t& block, std::uint32_t* generation) {
-  if (++block == 0) {
-    std::memset(generation, 0, sizeof(std::uint32_t) * (kMaxCall + 1));
-    block = 1;
-  }
-  return block;
-}
-
 constexpr std::size_t kMaxEncoded = 2 + 2 + 10 + 10 + 10 * kFields;  // call, mask, two times, every field
 static_assert(kMaxEncoded >= 1 + sizeof(Event), "a raw event fits where the largest compact one does");
 
 }  // namespace
+
+void BlockState::start_block() {
+  if (++block_ == 0) {  // wrapped: every entry made stale again
+    std::memset(generation_, 0, sizeof generation_);
+    block_ = 1;
+  }
+}
 
 std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char* payload) {
   std::uint64_t h = 14695981039346656037ull;
@@ -173,8 +127,7 @@ std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char*
 
 std::size_t EventBlockEncoder::encode(const Event* ring, std::uint64_t mask, std::uint64_t from, std::uint64_t to,
                                       std::uint64_t first, unsigned char* block) {
-  static const Event kDefault{};  // what a call's first event in a block is encoded against
-  const std::uint32_t now = next_block(block_, generation_);
+  state_.start_block();
   unsigned char* payload = block + sizeof(EventBlockHead);
   std::size_t used = 0, n = 0;
   std::int64_t previous_t = 0;
@@ -189,7 +142,7 @@ std::size_t EventBlockEncoder::encode(const Event* ring, std::uint64_t mask, std
     std::uint64_t changed = 0;
     if (compact) {
       const auto c = static_cast<std::size_t>(e.call);
-      const Event& before = generation_[c] == now ? previous_[c] : kDefault;
+      const Event& before = state_.before(c);
       changed = changed_fields(e, before);
       unsigned char* p = put_varint(out, c + 1);
       p = put_varint(p, changed);
@@ -212,9 +165,7 @@ std::size_t EventBlockEncoder::encode(const Event* ring, std::uint64_t mask, std
     used += len;
     ++n;
     if (compact) {
-      const auto c = static_cast<std::size_t>(e.call);
-      if (changed != 0 || generation_[c] != now) previous_[c] = e;  // else it holds these fields already (its times are not used)
-      generation_[c] = now;
+      state_.remember(static_cast<std::size_t>(e.call), e, changed);
       previous_t = t_enter;
     }
   }
@@ -229,7 +180,6 @@ std::size_t EventBlockEncoder::encode(const Event* ring, std::uint64_t mask, std
 }
 
 bool EventBlockDecoder::decode(const unsigned char* block, Event* out, EventBlockHead& head) {
-  static const Event kDefault{};
   std::memcpy(&head, block, sizeof head);
   if (std::memcmp(head.magic, EventBlockHead{}.magic, sizeof head.magic) != 0 || head.bytes > kEventBlockPayload ||
       head.events > kMaxEventsPerBlock)
@@ -237,7 +187,7 @@ bool EventBlockDecoder::decode(const unsigned char* block, Event* out, EventBloc
   const unsigned char* p = block + sizeof head;
   const unsigned char* end = p + head.bytes;
   if (event_block_check(head, p) != head.check) return false;
-  const std::uint32_t now = next_block(block_, generation_);
+  state_.start_block();
   std::int64_t previous_t = 0;
   for (std::size_t n = 0; n < head.events; ++n) {
     std::uint64_t call = 0, changed = 0, dt = 0, duration = 0;
@@ -256,7 +206,7 @@ bool EventBlockDecoder::decode(const unsigned char* block, Event* out, EventBloc
     const auto t_exit = static_cast<std::int64_t>(static_cast<std::uint64_t>(t_enter) + unzigzag(duration));
     if (t_enter < -kTickLimit || t_enter > kTickLimit || t_exit < -kTickLimit || t_exit > kTickLimit) return false;
     Event& e = out[n];
-    e = generation_[c] == now ? previous_[c] : kDefault;
+    e = state_.before(c);
     for (int f = 0; changed >> f != 0; ++f) {
       if (((changed >> f) & 1) == 0) continue;
       std::uint64_t delta = 0;
@@ -265,8 +215,7 @@ bool EventBlockDecoder::decode(const unsigned char* block, Event* out, EventBloc
     e.call = static_cast<std::int32_t>(c);
     e.t_enter = static_cast<double>(t_enter);
     e.t_exit = static_cast<double>(t_exit);
-    if (changed != 0 || generation_[c] != now) previous_[c] = e;
-    generation_[c] = now;
+    state_.remember(c, e, changed);
     previous_t = t_enter;
   }
   return p == end;

@@ -40,8 +40,28 @@ inline constexpr int kEventFields = 12;                                    // th
 static_assert(kEventBlockPayload % 8 == 0, "the check reads the payload in whole words, within the block");
 
 // The block's check: FNV-1a over little-endian 64-bit words, first events + 65536 * bytes, then
-// first, then the payload's words (its last one padded with the zeros that follow it in the block).
+// first, then the payload's words (the last one as it lies in the block: zeros follow the payload).
 std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char* payload);
+
+// What an event is encoded against, the same for the encoder and the decoder: each call's previous
+// compact event in the current block (a default Event before the first).
+class BlockState {
+public:
+  void start_block();  // every call's previous event forgotten
+  [[nodiscard]] const Event& before(std::size_t call) const { return generation_[call] == block_ ? previous_[call] : kDefault; }
+  // `e` of `call` was encoded compactly; `changed`: its mask (0: previous_ holds its fields already,
+  // and the times are not used).
+  void remember(std::size_t call, const Event& e, std::uint64_t changed) {
+    if (changed != 0 || generation_[call] != block_) previous_[call] = e;
+    generation_[call] = block_;
+  }
+
+private:
+  static inline const Event kDefault{};
+  Event previous_[kMaxCall + 1];
+  std::uint32_t generation_[kMaxCall + 1] = {};  // previous_[c] is of this block if generation_[c] == block_
+  std::uint32_t block_ = 0;
+};
 
 class EventBlockEncoder {
 public:
@@ -52,9 +72,7 @@ public:
                      unsigned char* block);
 
 private:
-  Event previous_[kMaxCall + 1];                 // each call's previous event in the block
-  std::uint32_t generation_[kMaxCall + 1] = {};  // previous_[c] is of this block if generation_[c] == block_
-  std::uint32_t block_ = 0;
+  BlockState state_;
 };
 
 class EventBlockDecoder {
@@ -65,9 +83,7 @@ public:
   bool decode(const unsigned char* block, Event* out, EventBlockHead& head);
 
 private:
-  Event previous_[kMaxCall + 1];
-  std::uint32_t generation_[kMaxCall + 1] = {};
-  std::uint32_t block_ = 0;
+  BlockState state_;
 };
 
 }  // namespace ripple::trace::detail

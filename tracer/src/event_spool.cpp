@@ -4,8 +4,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 namespace ripple::trace::detail {
@@ -27,8 +25,8 @@ bool EventSpool::open(const std::string& path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) return false;
   // Only where a page is a block: with larger pages (64 KiB on some aarch64 and ppc64le kernels) the
-  // buffered ends would share a page-cache page with direct blocks, which every append would then
-  // have to write back and drop.
+  // buffered header blocks would share a page-cache page with direct event blocks, which every
+  // append would then have to write back and drop.
   if (::sysconf(_SC_PAGESIZE) == static_cast<long>(kBlock))
     direct_fd_ = ::open(path.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);  // -1 where the file system refuses
   consumed_ = file_bytes_ = 0;
@@ -44,7 +42,7 @@ bool EventSpool::write_header(SpoolHeader header, const std::string& call_names)
   char block[kDataOffset] = {};
   std::memcpy(block, &header, sizeof header);
   if (fits) std::memcpy(block + sizeof header, call_names.data(), call_names.size());
-  return fd_ >= 0 && ::pwrite(fd_, block, sizeof block, 0) == static_cast<ssize_t>(sizeof block);
+  return fd_ >= 0 && write_all(fd_, block, sizeof block, 0);
 }
 
 void EventSpool::close() {
@@ -53,29 +51,14 @@ void EventSpool::close() {
   fd_ = direct_fd_ = -1;
 }
 
-namespace {
-// All `bytes` at `offset`, across short writes and signals; false if not all of them got there.
-bool pwrite_all(int fd, const unsigned char* data, std::size_t bytes, off_t offset) {
-  while (bytes > 0) {
-    const ssize_t w = ::pwrite(fd, data, bytes, offset);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    data += w;
-    bytes -= static_cast<std::size_t>(w);
-    offset += w;
-  }
-  return true;
-}
-}  // namespace
-
 bool EventSpool::put(const unsigned char* blocks, std::size_t bytes) {
   const auto at = static_cast<off_t>(kDataOffset + file_bytes_);
-  bool ok = direct_fd_ >= 0 && pwrite_all(direct_fd_, blocks, bytes, at);
+  bool ok = direct_fd_ >= 0 && write_all(direct_fd_, blocks, bytes, at);
   if (!ok && direct_fd_ >= 0) {
     ::close(direct_fd_);  // refused after all (EINVAL) or a real failure: buffered from here on, from the same place
     direct_fd_ = -1;
   }
-  ok = ok || pwrite_all(fd_, blocks, bytes, at);
+  ok = ok || write_all(fd_, blocks, bytes, at);
   if (ok) file_bytes_ += bytes;
   return ok;
 }

@@ -6,14 +6,12 @@
 #include <hdf5.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -135,22 +133,17 @@ const TickMap& tick_map(RankSpool& s) {
   return s.ticks.emplace(std::move(map));
 }
 
-// Every event of a rank's spool, in order, in rounds of at most 64 Ki, times in seconds since its
-// t0; sets s.lost and s.damaged_blocks.
-void read_events(RankSpool& s, const std::function<void(const Event*, std::size_t)>& round) {
-  constexpr std::size_t kRound = 1 << 16;
-  std::vector<Event> buffer(kRound);
+// Every event of a rank's spool, in order, in rounds of at most `buffer`'s size (one buffer for
+// all ranks and both readings), times in seconds since its t0; sets s.lost and s.damaged_blocks.
+void read_events(RankSpool& s, std::vector<Event>& buffer, const std::function<void(const Event*, std::size_t)>& round) {
+  const std::size_t round_size = buffer.size();
   const auto deliver = [&](std::size_t n) {
     if (n == 0) return;
     if (s.header.version >= 3) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
       const TickMap& map = tick_map(s);
-      const auto seconds = [&](double t) {
-        if (!(std::fabs(t) < 9e18)) return std::numeric_limits<double>::quiet_NaN();  // a damaged raw record's time
-        return map.seconds(s.header.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t))) - s.header.t0;
-      };
       for (std::size_t k = 0; k < n; ++k) {
-        buffer[k].t_enter = seconds(buffer[k].t_enter);
-        buffer[k].t_exit = seconds(buffer[k].t_exit);
+        buffer[k].t_enter = stamp_seconds(map, s.header.tick0, buffer[k].t_enter) - s.header.t0;
+        buffer[k].t_exit = stamp_seconds(map, s.header.tick0, buffer[k].t_exit) - s.header.t0;
       }
     }
     round(buffer.data(), n);
@@ -158,7 +151,7 @@ void read_events(RankSpool& s, const std::function<void(const Event*, std::size_
   if (s.header.version >= 5) {
     detail::EventBlockReader blocks;
     if (!blocks.open(s.path.string(), s.data)) throw InputError(fmt::format("{}: cannot read", s.path.string()));
-    while (const std::size_t n = blocks.read(buffer.data(), kRound)) deliver(n);
+    while (const std::size_t n = blocks.read(buffer.data(), round_size)) deliver(n);
     s.lost = blocks.lost();
     s.damaged_blocks = blocks.damaged_blocks();
     if (blocks.failed()) std::fprintf(stderr, "ripple trace recover: %s could not be read to its end\n", s.path.string().c_str());
@@ -175,7 +168,7 @@ void read_events(RankSpool& s, const std::function<void(const Event*, std::size_
   detail::SpoolRecords records;
   if (!records.open(s.path.string(), s.data, sizeof(Event))) throw InputError(fmt::format("{}: cannot read", s.path.string()));
   s.lost = 0;
-  while (const std::size_t n = records.read(buffer.data(), kRound)) {
+  while (const std::size_t n = records.read(buffer.data(), round_size)) {
     const auto kept = std::remove_if(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n), [&](const Event& e) {
       return e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0;
     });
@@ -393,12 +386,13 @@ int recover(const std::string& input, const std::string& output) {
   std::vector<double> last_wall(static_cast<std::size_t>(ranks), -1.0);
   std::int64_t total = 0;
   const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);  // version-1 samples: this build's calls
+  std::vector<Event> buffer(1 << 16);                                   // a round of events
   for (int r = 0; r < ranks; ++r) {
     offset[static_cast<std::size_t>(r)] = total;
     const auto it = spools.find(r);
     if (it == spools.end()) continue;  // that rank never spooled: nothing to recover for it
     RankSpool& s = it->second;
-    read_events(s, [&](const Event* e, std::size_t n) {
+    read_events(s, buffer, [&](const Event* e, std::size_t n) {
       s.events += static_cast<std::int64_t>(n);
       s.last_t_exit = e[n - 1].t_exit;
       for (std::size_t k = 0; k < n; ++k)
@@ -451,7 +445,7 @@ int recover(const std::string& input, const std::string& output) {
   std::vector<Event> moved;
   for (auto& [r, s] : spools) {
     std::int64_t done = 0;
-    read_events(s, [&](const Event* e, std::size_t got) {
+    read_events(s, buffer, [&](const Event* e, std::size_t got) {
       const auto take = static_cast<hsize_t>(
           std::clamp<std::int64_t>(s.events - done, 0, static_cast<std::int64_t>(got)));  // a spool still growing
       if (take == 0) return;

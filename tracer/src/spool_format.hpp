@@ -14,16 +14,17 @@
 
 namespace ripple::trace::detail {
 
-// Writes all `bytes` to fd at its end, across short writes and signals. False if they did not all
-// get there (the file then ends with as many as did).
-inline bool write_all(int fd, const void* data, std::size_t bytes) {
+// Writes all `bytes` to fd at its end (or at `offset`, if not negative), across short writes and
+// signals. False if they did not all get there (the file then holds as many as did).
+inline bool write_all(int fd, const void* data, std::size_t bytes, off_t offset = -1) {
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
-    const ssize_t w = ::write(fd, p, bytes);
+    const ssize_t w = offset < 0 ? ::write(fd, p, bytes) : ::pwrite(fd, p, bytes, offset);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return false;
     p += w;
     bytes -= static_cast<std::size_t>(w);
+    if (offset >= 0) offset += w;
   }
   return true;
 }

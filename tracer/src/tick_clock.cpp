@@ -1,6 +1,8 @@
 #include "ripple/trace/tick_clock.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace ripple::trace {
 
@@ -32,6 +34,11 @@ void TickClock::release(std::size_t upto) {
 std::size_t TickClock::released() const {
   const std::lock_guard<std::mutex> guard(writer_);
   return released_;
+}
+
+double stamp_seconds(const TickMap& map, std::uint64_t tick0, double stamp) {
+  if (!(std::fabs(stamp) < 9e18)) return std::numeric_limits<double>::quiet_NaN();  // the cast below would be undefined
+  return map.seconds(tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(stamp)));
 }
 
 double TickMap::seconds(std::uint64_t tick) const {

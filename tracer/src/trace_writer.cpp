@@ -8,12 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -364,10 +362,7 @@ bool write(State& s) {
   const ClockModel clock(s.sync_start, s.sync_end);
   // Events carry raw ticks since tick0 (recorder.hpp): the clock's map makes them seconds.
   const TickMap ticks(clock_pieces(s));
-  const auto seconds = [&](double t) {
-    if (!(std::fabs(t) < 9e18)) return std::numeric_limits<double>::quiet_NaN();  // never stamped so: a damaged record
-    return ticks.seconds(s.tick0 + static_cast<std::uint64_t>(static_cast<std::int64_t>(t)));
-  };
+  const auto seconds = [&](double t) { return stamp_seconds(ticks, s.tick0, t); };
   const auto to_global = [&](Event& e) {
     e.t_enter = clock.to_global(seconds(e.t_enter)) - s.t0_root;
     e.t_exit = clock.to_global(seconds(e.t_exit)) - s.t0_root;

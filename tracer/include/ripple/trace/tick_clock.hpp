@@ -48,6 +48,10 @@ private:
   mutable std::size_t at_ = 0;  // the piece the last tick fell in
 };
 
+// An event's time as the recorder stamps it (raw ticks since `tick0`, a whole number in a double)
+// in seconds by `map`; NaN for a value no recorder writes (a damaged raw record's).
+double stamp_seconds(const TickMap& map, std::uint64_t tick0, double stamp);
+
 class TickClock {
 public:
   // Starts the map at the reading (tick, ref) with `rate` seconds per tick.
