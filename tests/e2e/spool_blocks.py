@@ -1,15 +1,18 @@
-"""An event spool's blocks (version 5), read from the layout docs/trace-format.md gives, apart from
-the C++ reader: the end-to-end checks compare the two, and rewrite real spools as older versions
-with raw events to test how those are read."""
+"""An event spool's blocks (versions 5 and 6), read from the layout docs/trace-format.md gives,
+apart from the C++ reader: the end-to-end checks compare the two, and rewrite real spools as older
+versions with raw events to test how those are read."""
 import struct
 
 HEADER = 96
 EVENT = struct.Struct("<ddQqqqQiiiiiiii")  # struct Event: t_enter, t_exit, buffer, bytes, ... rank
 HEAD = struct.Struct("<4sHHQQ")
 BLOCK = 4096
-# The mask's bits, as indices into EVENT's fields: request, buffer, peer, tag, iteration, count,
-# bytes, extent, call_site, comm, same_node, rank.
-FIELDS = [5, 2, 8, 9, 11, 12, 3, 4, 6, 10, 13, 14]
+# The mask's bits, as indices into EVENT's fields, per version. 5: request, buffer, peer, tag,
+# iteration, count, bytes, extent, call_site, comm, same_node, rank; 6: request, iteration, buffer,
+# peer, tag, then as 5.
+FIELDS = {5: [5, 2, 8, 9, 11, 12, 3, 4, 6, 10, 13, 14], 6: [5, 11, 2, 8, 9, 12, 3, 4, 6, 10, 13, 14]}
+SLOTS = {5: 1, 6: 32}  # a call's slots of earlier events
+NEXT, LATEST, NEW, NUMBERED = 0, 1, 2, 3  # version 6: which slot an event refers to
 UNSIGNED = {2, 6}  # buffer, call_site
 WIDE = {3, 4, 5}   # bytes, extent, request: int64; the other fields int32
 DEFAULT = (0.0, 0.0, 0, 0, 0, -1, 0, 0, -1, -1, -1, -1, 0, 0, 0)
@@ -49,47 +52,71 @@ def as_field(value, index):
     return value
 
 
-def decode_block(block):
+def decode_block(block, version):
     """(first, [raw 88-byte events]) of one block; an AssertionError if it is damaged."""
     magic, events, nbytes, first, sum_ = HEAD.unpack_from(block)
     assert magic == b"RPLE" and nbytes <= BLOCK - HEAD.size, (magic, nbytes)
     payload = block[HEAD.size:HEAD.size + nbytes]
     assert check(events, nbytes, first, block[HEAD.size:HEAD.size + (nbytes + 7) // 8 * 8]) == sum_, "check"
-    previous, previous_t, p, out = {}, 0, 0, []
+    calls, previous_t, p, out = {}, 0, 0, []
     for _ in range(events):
         c, p = varint(payload, p)
         if c == 0:
             out.append(bytes(payload[p:p + EVENT.size]))
             p += EVENT.size
             continue
-        mask, p = varint(payload, p)
+        call = calls.setdefault(c - 1, {"slots": [], "latest": 0, "next": 0})
+        slots = call["slots"]
+        word, p = varint(payload, p)
+        if version == 5:
+            mask, which = word, LATEST if slots else NEW
+        else:
+            mask, which = word >> 2, word & 3
+        if which == NEXT:
+            assert slots
+            slot = (call["latest"] + 1) % len(slots)
+        elif which == LATEST:
+            assert slots
+            slot = call["latest"]
+        elif which == NUMBERED:
+            slot, p = varint(payload, p)
+            assert slot < len(slots)
         dt, p = varint(payload, p)
         duration, p = varint(payload, p)
         t_enter = previous_t + unzigzag(dt)
-        v = list(previous.get(c - 1, DEFAULT))
-        for bit, index in enumerate(FIELDS):
+        if which == NEW:
+            v = list(slots[call["latest"]] if slots else DEFAULT)
+        else:
+            v = list(slots[slot])
+        for bit, index in enumerate(FIELDS[version]):
             if mask >> bit & 1:
                 delta, p = varint(payload, p)
                 v[index] = as_field(v[index] + unzigzag(delta), index)
         v[0], v[1], v[7] = float(t_enter), float(t_enter + unzigzag(duration)), c - 1
-        previous[c - 1], previous_t = v, t_enter
+        if which == NEW:  # the call's next slot in turn
+            slot = call["next"]
+            call["next"] = (slot + 1) % SLOTS[version]
+            if len(slots) < SLOTS[version]:
+                slots.append(None)
+        slots[slot], call["latest"], previous_t = v, slot, t_enter
         out.append(EVENT.pack(*v))
     assert p == nbytes, "events end exactly at the block's bytes"
     return first, out
 
 
 def read_spool(path):
-    """(the header's 96 bytes, data_offset, [(first, [raw events]) per block]) of a version-5 spool."""
+    """(the header's 96 bytes, data_offset, [(first, [raw events]) per block]) of a version-5 or -6 spool."""
     with open(path, "rb") as f:
         data = f.read()
-    assert data[:8] == b"RPLSPOOL" and struct.unpack_from("<i", data, 8)[0] == 5
+    version = struct.unpack_from("<i", data, 8)[0]
+    assert data[:8] == b"RPLSPOOL" and version in (5, 6), version
     offset = struct.unpack_from("<q", data, 64)[0]
-    blocks = [decode_block(data[at:at + BLOCK]) for at in range(offset, len(data), BLOCK)]
+    blocks = [decode_block(data[at:at + BLOCK], version) for at in range(offset, len(data), BLOCK)]
     return data[:HEADER], offset, blocks
 
 
 def rewrite_raw(path, version):
-    """Rewrites a version-5 spool as an older `version` (3 or 4): the same header and names, raw events."""
+    """Rewrites a version-5 or -6 spool as an older `version` (3 or 4): the same header and names, raw events."""
     header, offset, blocks = read_spool(path)
     with open(path, "r+b") as f:
         f.seek(8)

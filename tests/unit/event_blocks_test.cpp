@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace ripple::trace::detail {
@@ -77,9 +78,48 @@ std::vector<Event> wild(std::size_t n, unsigned seed) {
   return events;
 }
 
+// A 2D stencil's halo exchange: per iteration Irecv and Isend to each of `neighbours` (each its own
+// peer and buffer, every call its own request) and a Waitall.
+std::vector<Event> halo_exchange(std::size_t iterations, int neighbours) {
+  std::vector<Event> events;
+  double t = 1e6;
+  std::int64_t request = 0;
+  for (std::size_t i = 0; i < iterations; ++i) {
+    for (int kind = 0; kind < 2; ++kind)
+      for (int n = 0; n < neighbours; ++n) {
+        Event e;
+        e.call = kind == 0 ? 13 : 8;
+        e.peer = 100 + 7 * n;
+        e.tag = n;
+        e.comm = 0;
+        e.bytes = e.extent = 8 * (1000 + n % 2);
+        e.count = 1000 + n % 2;
+        e.buffer = 0x7f0000000000 + 0x100000 * static_cast<std::uint64_t>(kind) + 0x10000 * static_cast<std::uint64_t>(n);
+        e.request = request++;
+        e.call_site = kind == 0 ? 0x401000 : 0x401100;
+        e.same_node = n % 2;
+        e.iteration = static_cast<std::int32_t>(i);
+        e.t_enter = t += 90 + static_cast<double>(n);
+        e.t_exit = t += 40;
+        events.push_back(e);
+      }
+    Event w;
+    w.call = 29;
+    w.count = 2 * neighbours;
+    w.call_site = 0x401200;
+    w.iteration = static_cast<std::int32_t>(i);
+    w.t_enter = t += 80;
+    w.t_exit = t += 2500 + static_cast<double>(i % 17);
+    events.push_back(w);
+    t += 30000;
+  }
+  return events;
+}
+
 // Encodes events [0, n) of `ring` (n may exceed its size: slot k & mask) into blocks.
-std::vector<unsigned char> encode_all(const Event* ring, std::uint64_t mask, std::uint64_t from, std::uint64_t to) {
-  EventBlockEncoder encoder;
+std::vector<unsigned char> encode_all(const Event* ring, std::uint64_t mask, std::uint64_t from, std::uint64_t to,
+                                      int format = kBlockFormat) {
+  EventBlockEncoder encoder(format);
   std::vector<unsigned char> blocks;
   for (std::uint64_t k = from; k < to;) {
     blocks.resize(blocks.size() + kEventBlock);
@@ -91,8 +131,8 @@ std::vector<unsigned char> encode_all(const Event* ring, std::uint64_t mask, std
 }
 
 // Every block decoded in order with one decoder: their events, and each head's numbering checked.
-std::vector<Event> decode_all(const std::vector<unsigned char>& blocks, std::uint64_t first = 0) {
-  EventBlockDecoder decoder;
+std::vector<Event> decode_all(const std::vector<unsigned char>& blocks, std::uint64_t first = 0, int format = kBlockFormat) {
+  EventBlockDecoder decoder(format);
   std::vector<Event> events, piece(kMaxEventsPerBlock);
   for (std::size_t at = 0; at < blocks.size(); at += kEventBlock) {
     EventBlockHead head;
@@ -108,23 +148,151 @@ void expect_same(const std::vector<Event>& a, const std::vector<Event>& b) {
   for (std::size_t k = 0; k < a.size(); ++k) ASSERT_EQ(std::memcmp(&a[k], &b[k], sizeof(Event)), 0) << "event " << k;
 }
 
-TEST(EventBlocks, APingPongsEventsComeBackExactlyInAFewBytesEach) {
-  const std::vector<Event> events = ping_pong(100000);
-  const std::vector<unsigned char> blocks = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size());
-  expect_same(decode_all(blocks), events);
-  const double bytes_per_event = static_cast<double>(blocks.size()) / static_cast<double>(events.size());
-  std::printf("ping-pong: %.2f bytes per event in the spool (88 raw)\n", bytes_per_event);
-  EXPECT_LT(bytes_per_event, 8.0);
+// Both formats, the one this build writes and the one it still reads, round trip.
+class EventBlockFormats : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Formats, EventBlockFormats, ::testing::Values(kOldestBlockFormat, kBlockFormat));
+
+double bytes_per_event(const std::vector<unsigned char>& blocks, std::size_t events) {
+  return static_cast<double>(blocks.size()) / static_cast<double>(events);
 }
 
-TEST(EventBlocks, AnyEventComesBackBitForBitExtremesAndRawOnesIncluded) {
+TEST_P(EventBlockFormats, APingPongsEventsComeBackExactlyInAFewBytesEach) {
+  const std::vector<Event> events = ping_pong(100000);
+  const std::vector<unsigned char> blocks = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), GetParam());
+  expect_same(decode_all(blocks, 0, GetParam()), events);
+  std::printf("format %d, ping-pong: %.2f bytes per event in the spool (88 raw)\n", GetParam(),
+              bytes_per_event(blocks, events.size()));
+  EXPECT_LT(bytes_per_event(blocks, events.size()), 8.0);
+}
+
+TEST_P(EventBlockFormats, AnyEventComesBackBitForBitExtremesAndRawOnesIncluded) {
   for (const unsigned seed : {1u, 2u, 3u}) {
     const std::vector<Event> events = wild(20000, seed);
-    expect_same(decode_all(encode_all(events.data(), ~std::uint64_t{0}, 0, events.size())), events);
+    expect_same(decode_all(encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), GetParam()), 0, GetParam()), events);
   }
 }
 
-TEST(EventBlocks, AnEventWhoseCompactFormIsLongerGoesRaw) {
+TEST_P(EventBlockFormats, AHaloExchangeWithAnyNumberOfNeighboursComesBackExactly) {
+  for (const int neighbours : {1, 4, kReferences, kReferences + 1, 26}) {  // 26: a 3D stencil's, beyond the slots
+    const std::vector<Event> events = halo_exchange(400, neighbours);
+    const std::vector<unsigned char> blocks = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), GetParam());
+    expect_same(decode_all(blocks, 0, GetParam()), events);
+    std::printf("format %d, halo exchange with %d neighbours: %.2f bytes per event\n", GetParam(), neighbours,
+                bytes_per_event(blocks, events.size()));
+  }
+}
+
+// Format 6 refers each event to the same neighbour's previous one: a halo exchange's events, which
+// format 5 refers to the previous neighbour's, take about half the bytes (the times' deltas are
+// most of what is left), while there are slots for every neighbour.
+TEST(EventBlocks, FormatSixEncodesAHaloExchangeAgainstTheSameNeighbour) {
+  for (const int neighbours : {4, 26}) {
+    const std::vector<Event> events = halo_exchange(400, neighbours);
+    const double five = bytes_per_event(encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), 5), events.size());
+    const double six = bytes_per_event(encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), 6), events.size());
+    EXPECT_LT(six, 0.55 * five) << neighbours << " neighbours";
+    EXPECT_LT(six, 9.0) << neighbours << " neighbours";
+  }
+}
+
+// A format-5 block as the build that introduced the format (c4433db) wrote it, byte for byte:
+// this build must still read such spools. Events: two calls interleaved, unchanged and changed
+// fields of either width, a negative delta, a raw event (half a tick) and a duration below zero.
+std::vector<Event> golden_events() {
+  std::vector<Event> ev;
+  Event e;
+  e.call = 4;
+  e.peer = 1;
+  e.tag = 7;
+  e.comm = 0;
+  e.bytes = e.extent = 64;
+  e.count = 8;
+  e.buffer = 0x7ffd00001000;
+  e.call_site = 0x401234;
+  e.same_node = 1;
+  e.rank = 2;
+  e.iteration = 0;
+  e.t_enter = 1000;
+  e.t_exit = 1250;
+  ev.push_back(e);
+  Event r = e;
+  r.call = 12;
+  r.tag = -1;
+  r.peer = 3;
+  r.buffer = 0x7ffd00002000;
+  r.call_site = 0x401300;
+  r.t_enter = 1400;
+  r.t_exit = 2400;
+  ev.push_back(r);
+  e.t_enter = 2500;
+  e.t_exit = 2700;
+  ev.push_back(e);
+  r.t_enter = 2800;
+  r.t_exit = 2810;
+  r.iteration = 1;
+  r.peer = 0;
+  ev.push_back(r);
+  e.t_enter = 2900;
+  e.t_exit = 2950;
+  e.request = 77;
+  e.bytes = -5;
+  e.tag = std::numeric_limits<std::int32_t>::min();
+  ev.push_back(e);
+  Event raw = e;
+  raw.t_enter = 3000.5;
+  raw.t_exit = 3001;
+  ev.push_back(raw);
+  e.t_enter = 3100;
+  e.t_exit = 3000;
+  e.request = 70;
+  e.iteration = 1;
+  e.extent = std::numeric_limits<std::int64_t>::max();
+  ev.push_back(e);
+  Event w;
+  w.call = 29;
+  w.count = 2;
+  w.call_site = 0x401400;
+  w.t_enter = 3200;
+  w.t_exit = 9000;
+  ev.push_back(w);
+  w.t_enter = 9100;
+  w.t_exit = 9100;
+  w.count = 3;
+  ev.push_back(w);
+  return ev;
+}
+
+TEST(EventBlocks, AFormatFiveBlockOfTheBuildThatIntroducedItIsReadBitForBit) {
+  constexpr const char* kHex =  // the head (9 events, 210 bytes, first 42, check) and the payload
+      "52504c450900d2002a000000000000006f80ca130738d2b705fe1fd00ff40380"
+      "c08080a0ff3f0410021080018001e8c880040202040df61fa006d00f80808180"
+      "a0ff3f0802108001800180cc80040202040500981190030d14d8041405020549"
+      "c801649c018d80808010890100000000000071a740000000000072a740001000"
+      "00fd7f0000fbffffffffffffff40000000000000004d00000000000000341240"
+      "0000000000040000000100000000000080000000000000000008000000010000"
+      "00020000000591019003c7010d02fefeffffffffffffff011ea002c801d05a04"
+      "80d080041e20985c0002";
+  std::vector<unsigned char> block(kEventBlock, 0);
+  const std::string hex = kHex;
+  ASSERT_EQ(hex.size(), 2 * (sizeof(EventBlockHead) + 210));
+  for (std::size_t k = 0; k < hex.size() / 2; ++k)
+    block[k] = static_cast<unsigned char>(std::stoi(hex.substr(2 * k, 2), nullptr, 16));
+  EventBlockDecoder decoder(kOldestBlockFormat);
+  std::vector<Event> out(kMaxEventsPerBlock);
+  EventBlockHead head;
+  ASSERT_TRUE(decoder.decode(block.data(), out.data(), head));
+  EXPECT_EQ(head.first, 42u);
+  out.resize(head.events);
+  expect_same(out, golden_events());
+  // And this build's format-5 encoder writes it the same, byte for byte.
+  const std::vector<Event> events = golden_events();
+  std::vector<unsigned char> again(kEventBlock);
+  EventBlockEncoder encoder(kOldestBlockFormat);
+  ASSERT_EQ(encoder.encode(events.data(), ~std::uint64_t{0}, 0, events.size(), 42, again.data()), events.size());
+  EXPECT_EQ(again, block);
+}
+
+TEST_P(EventBlockFormats, AnEventWhoseCompactFormIsLongerGoesRaw) {
   // Every field far from a default event (what a call's events are encoded against while all go
   // raw): the compact form would pass 89 bytes. (Not extremes: deltas wrap, MAX to MIN is 1.)
   std::vector<Event> events(200);
@@ -140,28 +308,28 @@ TEST(EventBlocks, AnEventWhoseCompactFormIsLongerGoesRaw) {
     e.t_enter = odd ? std::ldexp(1.0, 53) : -std::ldexp(1.0, 53);
     e.t_exit = -e.t_enter;
   }
-  const std::vector<unsigned char> blocks = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size());
-  expect_same(decode_all(blocks), events);
+  const std::vector<unsigned char> blocks = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), GetParam());
+  expect_same(decode_all(blocks, 0, GetParam()), events);
   EventBlockHead head;
   std::memcpy(&head, blocks.data(), sizeof head);
   EXPECT_EQ(head.bytes, head.events * (1 + sizeof(Event))) << "every one raw, 89 bytes";
 }
 
-TEST(EventBlocks, EncodesAcrossTheRingsWrapFromItsSlots) {
+TEST_P(EventBlockFormats, EncodesAcrossTheRingsWrapFromItsSlots) {
   std::vector<Event> ring(1024);
   const std::vector<Event> events = wild(3000, 7);
   const std::uint64_t from = 900, to = 900 + 1000;  // slots 900..1023, then 0..875
   for (std::uint64_t k = from; k < to; ++k) ring[k & 1023] = events[k - from];
-  expect_same(decode_all(encode_all(ring.data(), 1023, from, to), from),
+  expect_same(decode_all(encode_all(ring.data(), 1023, from, to, GetParam()), from, GetParam()),
               std::vector<Event>(events.begin(), events.begin() + 1000));
 }
 
-TEST(EventBlocks, EachBlockDecodesOnItsOwn) {
+TEST_P(EventBlockFormats, EachBlockDecodesOnItsOwn) {
   const std::vector<Event> events = wild(20000, 11);
-  const std::vector<unsigned char> blocks = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size());
+  const std::vector<unsigned char> blocks = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), GetParam());
   ASSERT_GT(blocks.size() / kEventBlock, 3u);
   // Backwards, each with a decoder that has seen other blocks: the same events as in order.
-  EventBlockDecoder decoder;
+  EventBlockDecoder decoder(GetParam());
   std::vector<Event> piece(kMaxEventsPerBlock);
   for (std::size_t b = blocks.size() / kEventBlock; b-- > 0;) {
     EventBlockHead head;
@@ -171,14 +339,14 @@ TEST(EventBlocks, EachBlockDecodesOnItsOwn) {
   }
 }
 
-TEST(EventBlocks, AChangedByteInTheHeadOrThePayloadIsRefused) {
+TEST_P(EventBlockFormats, AChangedByteInTheHeadOrThePayloadIsRefused) {
   const std::vector<Event> events = ping_pong(300);
-  std::vector<unsigned char> block = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size());
+  std::vector<unsigned char> block = encode_all(events.data(), ~std::uint64_t{0}, 0, events.size(), GetParam());
   ASSERT_EQ(block.size(), kEventBlock);
   EventBlockHead head;
   std::memcpy(&head, block.data(), sizeof head);
   const std::size_t covered = sizeof head + (head.bytes + 7u) / 8u * 8u;
-  EventBlockDecoder decoder;
+  EventBlockDecoder decoder(GetParam());
   std::vector<Event> out(kMaxEventsPerBlock);
   for (std::size_t at = 0; at < kEventBlock; ++at) {
     for (const unsigned char flip : {0x01, 0x80}) {
@@ -197,11 +365,11 @@ TEST(EventBlocks, AChangedByteInTheHeadOrThePayloadIsRefused) {
   EXPECT_FALSE(decoder.decode(zeros.data(), out.data(), seen)) << "a block that never reached the disk";
 }
 
-TEST(EventBlocks, RandomContentsUnderAValidCheckAreDecodedWithinBoundsOrRefused) {
+TEST_P(EventBlockFormats, RandomContentsUnderAValidCheckAreDecodedWithinBoundsOrRefused) {
   // What a checksum cannot catch: the decoder must still stay within the block (ASan in CI's
   // sanitizer build) and return as many events as it accepts.
   std::mt19937_64 rng(5);
-  EventBlockDecoder decoder;
+  EventBlockDecoder decoder(GetParam());
   std::vector<Event> out(kMaxEventsPerBlock);
   int accepted = 0;
   for (int trial = 0; trial < 20000; ++trial) {

@@ -41,7 +41,7 @@ std::vector<Event> read_back(const std::string& path, SpoolHeader& header, std::
   in.read(reinterpret_cast<char*>(&header), sizeof header);
   EXPECT_EQ(header.data_offset, EventSpool::kDataOffset);
   EventBlockReader blocks;
-  EXPECT_TRUE(blocks.open(path, header.data_offset));
+  EXPECT_TRUE(blocks.open(path, header.data_offset, header.version));
   std::vector<Event> events(kMaxEventsPerBlock);
   std::size_t got = 0;
   while (std::size_t n = blocks.read(events.data() + got, kMaxEventsPerBlock)) {
@@ -194,7 +194,7 @@ TEST(EventSpool, KeepsThisBuildsCallNamesAndDropsNamesThatDoNotFitItsFirstBlocks
   spool.close();
   SpoolHeader back;
   EXPECT_TRUE(read_back(path, back).empty());
-  EXPECT_EQ(back.version, 5);
+  EXPECT_EQ(back.version, 6);
   EXPECT_EQ(back.names_bytes, 0);  // not kept: recover then uses its own build's list
   ::unlink(path.c_str());
 }

@@ -162,13 +162,13 @@ TEST(EventBlockReader, ReadsEveryEventInOrderInRoundsOfAnySize) {
   ASSERT_GE(blocks.size(), 4u);
   write_blocks(path, blocks);
   EventBlockReader in;
-  ASSERT_TRUE(in.open(path, 8192));
+  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 0);
   EXPECT_EQ(in.damaged_blocks(), 0);
   EXPECT_FALSE(in.cut_off());
   ::unlink(path.c_str());
-  EXPECT_FALSE(in.open(path, 8192));
+  EXPECT_FALSE(in.open(path, 8192, kBlockFormat));
 }
 
 TEST(EventBlockReader, ABlockThatNeverReachedTheDiskOrIsDamagedCostsExactlyItsEvents) {
@@ -184,7 +184,7 @@ TEST(EventBlockReader, ABlockThatNeverReachedTheDiskOrIsDamagedCostsExactlyItsEv
         blocks[bad][100] ^= 0x10;  // a damaged payload
       write_blocks(path, blocks);
       EventBlockReader in;
-      ASSERT_TRUE(in.open(path, 8192));
+      ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
       EXPECT_EQ(read_events(in, events).size(), events.size() - missing);
       EXPECT_EQ(in.lost(), missing) << "block " << bad << (zeros ? " zeroed" : " damaged");
       EXPECT_EQ(in.damaged_blocks(), 1);
@@ -195,7 +195,7 @@ TEST(EventBlockReader, ABlockThatNeverReachedTheDiskOrIsDamagedCostsExactlyItsEv
   blocks.back()[200] ^= 1;
   write_blocks(path, blocks);
   EventBlockReader in;
-  ASSERT_TRUE(in.open(path, 8192));
+  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
   EXPECT_EQ(read_events(in, events).size(), events.size() - events_in(blocks.back()));
   EXPECT_EQ(in.lost(), events_in(blocks.back()));
   ::unlink(path.c_str());
@@ -208,7 +208,7 @@ TEST(EventBlockReader, ARepeatedBlockIsSkippedAndABlockCutOffAtTheEndCounted) {
   blocks.insert(blocks.begin() + 2, blocks[1]);  // out of order: written twice
   write_blocks(path, blocks);
   EventBlockReader in;
-  ASSERT_TRUE(in.open(path, 8192));
+  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.damaged_blocks(), 1);
   EXPECT_EQ(in.lost(), 0);
@@ -216,7 +216,7 @@ TEST(EventBlockReader, ARepeatedBlockIsSkippedAndABlockCutOffAtTheEndCounted) {
   blocks = blocks_of(events);
   for (const std::size_t cut : {kEventBlock - 2000, kEventBlock - 10}) {
     write_blocks(path, blocks, cut);
-    ASSERT_TRUE(in.open(path, 8192));
+    ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
     EXPECT_EQ(read_events(in, events).size(), events.size() - events_in(blocks.back()));
     EXPECT_TRUE(in.cut_off());
     EXPECT_EQ(in.lost(), cut == kEventBlock - 10 ? 1 : events_in(blocks.back())) << "cut " << cut;
@@ -233,7 +233,7 @@ TEST(EventBlockReader, ARepeatedLastBlockATrailingZeroBlockAndCraftedNumbersAreS
   auto blocks = whole;
   blocks.push_back(blocks.back());
   write_blocks(path, blocks);
-  ASSERT_TRUE(in.open(path, 8192));
+  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 0);
   EXPECT_EQ(in.damaged_blocks(), 1);
@@ -241,7 +241,7 @@ TEST(EventBlockReader, ARepeatedLastBlockATrailingZeroBlockAndCraftedNumbersAreS
   blocks = whole;
   blocks.emplace_back(kEventBlock, 0);
   write_blocks(path, blocks);
-  ASSERT_TRUE(in.open(path, 8192));
+  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 1);
   EXPECT_EQ(in.damaged_blocks(), 1);
@@ -258,7 +258,7 @@ TEST(EventBlockReader, ARepeatedLastBlockATrailingZeroBlockAndCraftedNumbersAreS
     blocks.insert(blocks.begin() + 1, crafted);
   }
   write_blocks(path, blocks);
-  ASSERT_TRUE(in.open(path, 8192));
+  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 0);
   EXPECT_EQ(in.damaged_blocks(), 3);

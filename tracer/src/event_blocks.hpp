@@ -9,15 +9,25 @@
 //
 // A block: an EventBlockHead, then `bytes` bytes of events, zeros to its end. An event is
 //   varint  call + 1, or 0 for a raw event: its 88 bytes (struct Event) follow
-//   varint  mask: bit k set where field k (kFields order) differs from the same call's previous
-//           event in the block (before the first: a default Event)
+//   varint  mask << 2 | which (format 6), or mask (format 5): bit k of mask set where field k (in
+//           the format's field order) differs from the reference event
+//   varint  (format 6, which = 3 only) the slot referred to
 //   varint  zigzag(t_enter - the block's previous compact event's t_enter, first: - 0), in raw ticks
 //   varint  zigzag(t_exit - t_enter)
-//   varint  zigzag(value - previous value) for each field of the mask, in order (64-bit, wrapping)
+//   varint  zigzag(value - reference value) for each field of the mask, in order (64-bit, wrapping)
+// The reference: format 5, the same call's previous compact event in the block (before the first: a
+// default Event). Format 6 keeps, per call, the latest events of up to kReferences distinct (peer,
+// buffer) in slots, filled in turn, and refers an event to the slot with its (peer, buffer), which it
+// then replaces: `which` 0 names the slot after the call's latest one (wrapping at the slots filled),
+// 1 the latest, 3 the one whose number follows; 2 says that no slot has it: the reference is the
+// call's latest event (or a default one) and the event takes the call's next slot in turn. A halo
+// exchange with up to kReferences neighbours, in the same order each time, is so encoded against the
+// same neighbour's previous exchange, in a few bytes.
 // Raw events (a call id below 0 or beyond kMaxCall, a time that is not a whole number of ticks within
 // 2^53 or is -0, or a compact form longer than the raw one) leave the state as it was.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "ripple/trace/event.hpp"
 
@@ -43,28 +53,69 @@ static_assert(kEventBlockPayload % 8 == 0, "the check reads the payload in whole
 // first, then the payload's words (the last one as it lies in the block: zeros follow the payload).
 std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char* payload);
 
-// What an event is encoded against, the same for the encoder and the decoder: each call's previous
-// compact event in the current block (a default Event before the first).
+// The block formats, the spool versions that use them: 5 from version 5, 6 from version 6 on.
+inline constexpr int kOldestBlockFormat = 5, kBlockFormat = 6;
+inline constexpr int kReferences = 32;  // format 6's slots per call: a 3D stencil's 26 neighbours fit
+
+// What an event is encoded against, the same for the encoder and the decoder: each call's slots of
+// earlier compact events in the current block (format 5: one). Memory for a call's slots is taken
+// from a reservation the first time the call is seen: no allocation after construction.
 class BlockState {
 public:
-  void start_block();  // every call's previous event forgotten
-  [[nodiscard]] const Event& before(std::size_t call) const { return generation_[call] == block_ ? previous_[call] : kDefault; }
-  // `e` of `call` was encoded compactly; `changed`: its mask (0: previous_ holds its fields already,
-  // and the times are not used).
-  void remember(std::size_t call, const Event& e, std::uint64_t changed) {
-    if (changed != 0 || generation_[call] != block_) previous_[call] = e;
-    generation_[call] = block_;
+  explicit BlockState(int format);         // kOldestBlockFormat, else kBlockFormat
+  BlockState(const BlockState&) = delete;  // group_of_ points into groups_
+  BlockState& operator=(const BlockState&) = delete;
+  enum Which : int { kNext = 0, kLatest = 1, kNew = 2, kNumbered = 3 };
+  struct Reference {
+    Which which = kNew;
+    int slot = 0;  // kNext, kLatest, kNumbered: the slot
+  };
+  // What a call's slots hold; their events are kept in the call's group.
+  struct Slots {
+    std::uint32_t block = 0;                        // the slots hold events of this block only if block == block_
+    std::uint8_t filled = 0, latest = 0, next = 0;  // slots [0, filled) hold events; the latest; the next one new
+  };
+  void start_block();  // every call's events forgotten
+  [[nodiscard]] int format() const { return format_; }
+  // The call's slots in this block: what the calls below take.
+  Slots& slots(std::size_t call) {
+    Slots& s = calls_[call];
+    if (s.block != block_) s = Slots{block_};
+    return s;
   }
+  // The slot whose event has e's (peer, buffer), or kNew (format 5: the call's one, if it has one).
+  [[nodiscard]] Reference find(std::size_t call, const Slots& s, const Event& e) const;
+  // What `which` (and for kNumbered `slot`) names, or false if it names no slot that holds an event:
+  // a damaged block.
+  [[nodiscard]] static bool resolve(const Slots& s, Which which, std::uint64_t slot, Reference& out);
+  // The event one is encoded against.
+  [[nodiscard]] const Event& event(std::size_t call, const Slots& s, const Reference& r) const {
+    if (r.which != kNew) return group_of_[call]->events[r.slot];
+    return s.filled != 0 ? group_of_[call]->events[s.latest] : kDefault;
+  }
+  // `e` of `call` was encoded compactly against `r`; `changed`: its mask (0: the slot holds its fields
+  // already, and the times are not used).
+  void remember(std::size_t call, Slots& s, const Reference& r, const Event& e, std::uint64_t changed);
 
 private:
+  struct Group {
+    Event events[kReferences];
+    std::uint64_t keys[kReferences];  // of the events' (peer, buffer): where the encoder looks
+  };
+  static std::uint64_t key(const Event& e) {
+    return e.buffer ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.peer)) * 0x9e3779b97f4a7c15ULL);
+  }
   static inline const Event kDefault{};
-  Event previous_[kMaxCall + 1];
-  std::uint32_t generation_[kMaxCall + 1] = {};  // previous_[c] is of this block if generation_[c] == block_
+  int format_, width_;                  // width_: slots per call
+  std::vector<Group> groups_;           // reserved for every call: taken in order of first use
+  Group* group_of_[kMaxCall + 1] = {};  // null until the call is first remembered
+  Slots calls_[kMaxCall + 1];
   std::uint32_t block_ = 0;
 };
 
 class EventBlockEncoder {
 public:
+  explicit EventBlockEncoder(int format = kBlockFormat) : state_(format) {}
   // Encodes events [from, to) of `ring` (slot k & mask; mask ~0 for a plain array) into one block at
   // `block` (kEventBlock bytes, all written), numbered `first`; returns how many it took: at least
   // one if from < to.
@@ -77,6 +128,7 @@ private:
 
 class EventBlockDecoder {
 public:
+  explicit EventBlockDecoder(int format = kBlockFormat) : state_(format) {}
   // The events of one block into `out` (room for kMaxEventsPerBlock); false, with `out` undefined,
   // unless the block is whole and consistent: its magic, sizes and check, and events that end
   // exactly at its bytes with every value in range. `head` is the block's head as read.

@@ -41,7 +41,7 @@ struct RankSpool {
   // From the counting read:
   std::int64_t events = 0;
   std::int64_t lost = 0;                               // records cut off at the end, unreadable or never written (/ranks/lost)
-  std::int64_t damaged_blocks = 0;                     // version 5: event blocks skipped (never reached the disk, or damaged)
+  std::int64_t damaged_blocks = 0;                     // versions 5, 6: event blocks skipped (never reached the disk, or damaged)
   double last_t_exit = 0;                              // seconds since its t0
   std::vector<std::pair<double, std::int32_t>> marks;  // MPI_Pcontrol's time and iteration (version-1 samples)
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
@@ -88,8 +88,8 @@ TickMap read_clock_spool(const fs::path& path, int rank) {
 RankSpool read_spool(const fs::path& path) {
   RankSpool s;
   std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
-  if (s.header.version < 1 || s.header.version > 5 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
-    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 5 with {}",
+  if (s.header.version < 1 || s.header.version > 6 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
+    throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 6 with {}",
                                  path.string(), s.header.version, s.header.event_size, sizeof(Event)));
   if (s.header.ranks <= 0 || s.header.ranks > (1 << 24) || s.header.rank < 0 || s.header.rank >= s.header.ranks)
     throw InputError(fmt::format("{}: rank {} of {} in the header is impossible", path.string(), s.header.rank, s.header.ranks));
@@ -150,7 +150,8 @@ void read_events(RankSpool& s, std::vector<Event>& buffer, const std::function<v
   };
   if (s.header.version >= 5) {
     detail::EventBlockReader blocks;
-    if (!blocks.open(s.path.string(), s.data)) throw InputError(fmt::format("{}: cannot read", s.path.string()));
+    if (!blocks.open(s.path.string(), s.data, s.header.version))
+      throw InputError(fmt::format("{}: cannot read", s.path.string()));
     while (const std::size_t n = blocks.read(buffer.data(), round_size)) deliver(n);
     s.lost = blocks.lost();
     s.damaged_blocks = blocks.damaged_blocks();

@@ -53,8 +53,9 @@ void SpoolRecords::close() {
   records_ = 0;
 }
 
-bool EventBlockReader::open(const std::string& path, std::int64_t data_offset) {
+bool EventBlockReader::open(const std::string& path, std::int64_t data_offset, int format) {
   close();
+  decoder_.emplace(format);
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   at_ = data_offset;
   expected_ = 0;
@@ -100,7 +101,7 @@ bool EventBlockReader::next_block() {
     }
     at_ += static_cast<std::int64_t>(kEventBlock);
     EventBlockHead head;
-    if (!decoder_.decode(block_, events_.data(), head)) {
+    if (!decoder_->decode(block_, events_.data(), head)) {
       ++damaged_;  // never reached the disk (zeros), or damaged: as many lost as its head says, 1 if it cannot
       unplaced_ += std::max<std::int64_t>(claimed_events(block_, kEventBlock), 1);
       continue;

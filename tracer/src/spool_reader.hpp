@@ -5,6 +5,7 @@
 // died, or the disk filled, mid-write) is noted and never returned.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,7 @@ private:
   bool failed_ = false;
 };
 
-// The events of a version-5 event spool (event_blocks.hpp), block by block from data_offset on, in
+// The events of a version-5 or later event spool (event_blocks.hpp), block by block from data_offset on, in
 // order. A block that fails its check, or that is out of order, is skipped; the blocks' numbers say
 // how many events are missing; at the end of the file a damaged block's head does, if it is still
 // whole (else it counts 1).
@@ -50,7 +51,8 @@ public:
   EventBlockReader(const EventBlockReader&) = delete;
   EventBlockReader& operator=(const EventBlockReader&) = delete;
   ~EventBlockReader() { close(); }
-  bool open(const std::string& path, std::int64_t data_offset);  // false if it cannot be read
+  // False if it cannot be read. `format`: the blocks', the spool's version (5 or 6).
+  bool open(const std::string& path, std::int64_t data_offset, int format);
   // Up to `max` events into `out`; fewer only at the file's end, or where a read failed.
   std::size_t read(Event* out, std::size_t max);
   void close();
@@ -73,7 +75,7 @@ private:
   std::size_t ready_ = 0, taken_ = 0;
   std::int64_t lost_ = 0, unplaced_ = 0, damaged_ = 0;  // unplaced_: claimed by damaged blocks since the last good one
   bool cut_off_ = false, failed_ = false;
-  EventBlockDecoder decoder_;
+  std::optional<EventBlockDecoder> decoder_;
   unsigned char block_[kEventBlock];
 };
 

@@ -433,7 +433,7 @@ bool write(State& s) {
   H5Id type = agreed_type(event_h5_type);
   H5Id ds = create_table(file, sc::kEvents, type.get(), all);
   detail::EventBlockReader in;
-  in.open(s.spool_path, detail::EventSpool::kDataOffset);
+  in.open(s.spool_path, detail::EventSpool::kDataOffset, detail::kBlockFormat);  // this build wrote it
   std::int64_t unreadable = 0;
   in_rounds(total, kRound, [&](std::int64_t done, std::size_t rows) {
     const auto n = static_cast<std::int64_t>(rows);

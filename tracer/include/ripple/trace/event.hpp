@@ -1,6 +1,7 @@
 #pragma once
-// One traced MPI call: a fixed-size record, written raw to the per-rank spool and, at the end, to
-// the HDF5 file's /events table (docs/trace-format.md).
+// One traced MPI call: a fixed-size record, encoded into the per-rank spool's blocks
+// (tracer/src/event_blocks.hpp) and, at the end, written to the HDF5 file's /events table
+// (docs/trace-format.md).
 #include <cstdint>
 #include <string>
 
