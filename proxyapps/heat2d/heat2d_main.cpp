@@ -2,9 +2,11 @@
 // neighbours on the same node, through shared memory (the message-free reference of seed 003 V-C1).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <numbers>
 
@@ -223,7 +225,10 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
         ok = false;  // maximum principle
     }
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, comm));
-  int good = ok && worst <= 1e-12 ? 1 : 0;
+  // Rounding error grows with the sweeps: 0.24 epsilon per sweep measured (2x2 ranks, tiles of 32
+  // and 256, 10^3 to 10^5 sweeps), so a fixed 1e-12 failed correct runs beyond about 19000 sweeps.
+  const double tolerance = std::max(1e-12, 2 * std::numeric_limits<double>::epsilon() * total);
+  int good = ok && worst <= tolerance ? 1 : 0;
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &good, 1, MPI_INT, MPI_MIN, comm));
   const std::uint64_t sum = checksum.global(comm);
 
@@ -270,8 +275,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
     std::printf("  %.1f MLUP/s, %.2f GB/s at %.0f B per lattice update; checksum %s\n", lups / 1e6, lups * kBytesPerUpdate / 1e9,
                 kBytesPerUpdate, proxy::hex(sum).c_str());
     if (o.problem == "eigenmode")
-      std::printf("  verification %s: eigenmode decays by %.17g per iteration, max relative error %.3g\n",
-                  good ? "PASSED" : "FAILED", lambda, worst);
+      std::printf("  verification %s: eigenmode decays by %.17g per iteration, max relative error %.3g (tolerance %.3g)\n",
+                  good ? "PASSED" : "FAILED", lambda, worst, tolerance);
     else
       std::printf("  verification %s: maximum principle 0 <= u <= 1\n", good ? "PASSED" : "FAILED");
   }
