@@ -95,14 +95,28 @@ bool set_field(Event& e, int f, std::uint64_t v) {
   return true;
 }
 
-// The 4-byte words after the times (18) in which `e` and `before` differ, as bits; the call's own
-// word is not a field, and not compared.
 constexpr int kDwords = 2 * kWords;
 constexpr std::uint32_t kCallDword = (offsetof(Event, call) - 16) / 4;
-std::uint32_t differing_dwords(const Event& e, const Event& before) {
+
+}  // namespace
+
+std::uint32_t differing_words_portable(const Event& e, const Event& before) {
   const char* a = reinterpret_cast<const char*>(&e) + 16;
   const char* b = reinterpret_cast<const char*>(&before) + 16;
+  std::uint32_t differ = 0;
+  for (int w = 0; w < kDwords; ++w) {
+    std::uint32_t x = 0, y = 0;
+    std::memcpy(&x, a + 4 * w, 4);
+    std::memcpy(&y, b + 4 * w, 4);
+    differ |= static_cast<std::uint32_t>(x != y) << w;
+  }
+  return differ & ~(1u << kCallDword);
+}
+
+std::uint32_t differing_words(const Event& e, const Event& before) {
 #if defined(__SSE2__)
+  const char* a = reinterpret_cast<const char*>(&e) + 16;
+  const char* b = reinterpret_cast<const char*>(&before) + 16;
   const auto same = [&](int at) {  // 4 bits: which of the 4 words at `at` are equal
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + at));
     const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + at));
@@ -112,18 +126,13 @@ std::uint32_t differing_dwords(const Event& e, const Event& before) {
   const std::uint32_t equal = same(0) | same(16) << 4 | same(32) << 8 | same(48) << 12 | same(56) << 14;
   return ~equal & ((1u << kDwords) - 1) & ~(1u << kCallDword);
 #else
-  std::uint32_t differ = 0;
-  for (int w = 0; w < kDwords; ++w) {
-    std::uint32_t x = 0, y = 0;
-    std::memcpy(&x, a + 4 * w, 4);
-    std::memcpy(&y, b + 4 * w, 4);
-    differ |= static_cast<std::uint32_t>(x != y) << w;
-  }
-  return differ & ~(1u << kCallDword);
+  return differing_words_portable(e, before);
 #endif
 }
 
-// A format's mask from differing_dwords, in three lookups of 6 words each: entry x of table t has
+namespace {
+
+// A format's mask from differing_words, in three lookups of 6 words each: entry x of table t has
 // the bit of every field with one of its words among the set bits of x (words 6t to 6t + 5).
 struct MaskTables {
   std::uint16_t of[3][64];
@@ -145,7 +154,7 @@ constexpr MaskTables kMaskTables = [] {
 // The mask of fields in which `e` differs from `before`: most events of a loop differ in none.
 template <int Format>
 std::uint64_t changed_fields(const Event& e, const Event& before) {
-  const std::uint32_t d = differing_dwords(e, before);
+  const std::uint32_t d = differing_words(e, before);
   if (d == 0) return 0;
   const MaskTables& t = kMaskTables<Format>;
   return std::uint64_t{t.of[0][d & 63]} | t.of[1][(d >> 6) & 63] | t.of[2][d >> 12];

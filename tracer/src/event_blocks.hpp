@@ -53,6 +53,12 @@ static_assert(kEventBlockPayload % 8 == 0, "the check reads the payload in whole
 // first, then the payload's words (the last one as it lies in the block: zeros follow the payload).
 std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char* payload);
 
+// The 4-byte words after the times (18, struct Event's bytes 16 to 87) in which two events differ,
+// as bits, the call's own word left out: what an event's mask is made of. With SSE2 where the
+// target has it; the portable version is what other targets run, and what the tests hold it to.
+std::uint32_t differing_words(const Event& e, const Event& before);
+std::uint32_t differing_words_portable(const Event& e, const Event& before);
+
 // The block formats, the spool versions that use them: 5 from version 5, 6 from version 6 on.
 inline constexpr int kOldestBlockFormat = 5, kBlockFormat = 6;
 inline constexpr int kReferences = 32;  // format 6's slots per call: a 3D stencil's 26 neighbours fit
