@@ -13,6 +13,8 @@ BLOCK = 4096
 FIELDS = {5: [5, 2, 8, 9, 11, 12, 3, 4, 6, 10, 13, 14], 6: [5, 11, 2, 8, 9, 12, 3, 4, 6, 10, 13, 14]}
 SLOTS = {5: 1, 6: 32}  # a call's slots of earlier events
 NEXT, LATEST, NEW, NUMBERED = 0, 1, 2, 3  # version 6: which slot an event refers to
+MAX_CALL = 511  # calls encoded compactly
+TICK_LIMIT = 1 << 53  # compact times: whole ticks within +-2^53
 UNSIGNED = {2, 6}  # buffer, call_site
 WIDE = {3, 4, 5}   # bytes, extent, request: int64; the other fields int32
 DEFAULT = (0.0, 0.0, 0, 0, 0, -1, 0, 0, -1, -1, -1, -1, 0, 0, 0)
@@ -28,14 +30,23 @@ def check(events, nbytes, first, words):
 
 
 def varint(data, p):
+    """An unsigned LEB128 varint within `data` that fits 64 bits (at most 10 bytes)."""
     value, shift = 0, 0
     while True:
+        assert p < len(data), "a varint runs past the block's bytes"
         byte = data[p]
         p += 1
+        assert shift < 63 or byte <= 1, "a varint beyond 64 bits"
         value |= (byte & 0x7F) << shift
         shift += 7
         if byte < 0x80:
             return value, p
+
+
+def wrap64(v):
+    """v as a 64-bit two's complement integer (the deltas wrap)."""
+    v &= MASK64
+    return v - (1 << 64) if v >> 63 else v
 
 
 def unzigzag(z):
@@ -55,16 +66,18 @@ def as_field(value, index):
 def decode_block(block, version):
     """(first, [raw 88-byte events]) of one block; an AssertionError if it is damaged."""
     magic, events, nbytes, first, sum_ = HEAD.unpack_from(block)
-    assert magic == b"RPLE" and nbytes <= BLOCK - HEAD.size, (magic, nbytes)
+    assert magic == b"RPLE" and nbytes <= BLOCK - HEAD.size and events <= (BLOCK - HEAD.size) // 4, (magic, nbytes, events)
     payload = block[HEAD.size:HEAD.size + nbytes]
     assert check(events, nbytes, first, block[HEAD.size:HEAD.size + (nbytes + 7) // 8 * 8]) == sum_, "check"
     calls, previous_t, p, out = {}, 0, 0, []
     for _ in range(events):
         c, p = varint(payload, p)
         if c == 0:
+            assert p + EVENT.size <= nbytes, "a raw event runs past the block's bytes"
             out.append(bytes(payload[p:p + EVENT.size]))
             p += EVENT.size
             continue
+        assert c <= MAX_CALL + 1, c
         call = calls.setdefault(c - 1, {"slots": [], "latest": 0, "next": 0})
         slots = call["slots"]
         word, p = varint(payload, p)
@@ -81,9 +94,12 @@ def decode_block(block, version):
         elif which == NUMBERED:
             slot, p = varint(payload, p)
             assert slot < len(slots)
+        assert mask >> len(FIELDS[version]) == 0, "a mask bit beyond the fields"
         dt, p = varint(payload, p)
         duration, p = varint(payload, p)
-        t_enter = previous_t + unzigzag(dt)
+        t_enter = wrap64(previous_t + unzigzag(dt))
+        t_exit = wrap64(t_enter + unzigzag(duration))
+        assert abs(t_enter) <= TICK_LIMIT and abs(t_exit) <= TICK_LIMIT, "a time beyond 2^53 ticks"
         if which == NEW:
             v = list(slots[call["latest"]] if slots else DEFAULT)
         else:
@@ -92,7 +108,7 @@ def decode_block(block, version):
             if mask >> bit & 1:
                 delta, p = varint(payload, p)
                 v[index] = as_field(v[index] + unzigzag(delta), index)
-        v[0], v[1], v[7] = float(t_enter), float(t_enter + unzigzag(duration)), c - 1
+        v[0], v[1], v[7] = float(t_enter), float(t_exit), c - 1
         if which == NEW:  # the call's next slot in turn
             slot = call["next"]
             call["next"] = (slot + 1) % SLOTS[version]

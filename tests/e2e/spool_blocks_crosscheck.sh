@@ -23,4 +23,25 @@ bad = [k for k in range(len(want)) if decoded[k] != want[k]]
 assert not bad, f"{len(bad)} events differ, the first {bad[0]}"
 PY
 done
+# Blocks no writer makes, each breaking one rule the C++ decoder applies (unit test
+# EventBlocks.BlocksBreakingOneRuleAreRefused has the same payloads): the Python reader refuses them too.
+/usr/bin/python3 - <<'PY' && pass "the Python reader refuses what the C++ one does" || fail "the Python reader accepts a damaged block"
+from spool_blocks import BLOCK, HEAD, check, decode_block
+cases = [("d904020000", 6, "call beyond 511"), ("018280010000", 6, "mask bit 12"), ("0180200000", 5, "mask bit 12"),
+         ("010280808080808080802000", 6, "t_enter 2^60"), ("0102808080808080808080800000", 6, "an 11-byte varint"),
+         ("010302000000", 6, "which 3, slot 2 of none"), ("0100000000", 6, "which 0 with no slot")]
+def block_of(hexed):  # one event's payload, under a valid check
+    payload = bytes.fromhex(hexed)
+    padded = payload + bytes(-len(payload) % 8)
+    head = HEAD.pack(b"RPLE", 1, len(payload), 0, check(1, len(payload), 0, padded))
+    return head + padded + bytes(BLOCK - len(head) - len(padded))
+for hexed, version in [("01020000", 6), ("01000000", 5)]:  # controls: accepted
+    assert len(decode_block(block_of(hexed), version)[1]) == 1
+for hexed, version, why in cases:
+    try:
+        decode_block(block_of(hexed), version)
+    except AssertionError:
+        continue
+    raise SystemExit(f"accepted: {why}")
+PY
 finish

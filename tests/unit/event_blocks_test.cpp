@@ -221,6 +221,39 @@ TEST(EventBlocks, TheWordsInWhichTwoEventsDifferAreFoundWithOrWithoutSSE2) {
   }
 }
 
+// One event's payload in a block with a valid check: what each rule of the decoder refuses, beside
+// a control it accepts (the same payloads are refused by tests/e2e/spool_blocks.py, e2e test
+// spool_blocks_crosscheck).
+TEST(EventBlocks, BlocksBreakingOneRuleAreRefused) {
+  const auto block_of = [](const std::string& hex) {
+    std::vector<unsigned char> block(kEventBlock, 0);
+    EventBlockHead head;
+    head.events = 1;
+    head.bytes = static_cast<std::uint16_t>(hex.size() / 2);
+    for (std::size_t k = 0; k < hex.size() / 2; ++k)
+      block[sizeof head + k] = static_cast<unsigned char>(std::stoi(hex.substr(2 * k, 2), nullptr, 16));
+    head.check = event_block_check(head, block.data() + sizeof head);
+    std::memcpy(block.data(), &head, sizeof head);
+    return block;
+  };
+  const auto accepted = [&](const std::string& hex, int format) {
+    const std::vector<unsigned char> block = block_of(hex);
+    EventBlockDecoder decoder(format);
+    std::vector<Event> out(kMaxEventsPerBlock);
+    EventBlockHead head;
+    return decoder.decode(block.data(), out.data(), head);
+  };
+  EXPECT_TRUE(accepted("01020000", 6)) << "control: call 0, a new slot, nothing changed";
+  EXPECT_TRUE(accepted("01000000", 5)) << "control, format 5";
+  EXPECT_FALSE(accepted("d904020000", 6)) << "call beyond 511";
+  EXPECT_FALSE(accepted("018280010000", 6)) << "mask bit 12";
+  EXPECT_FALSE(accepted("0180200000", 5)) << "mask bit 12, format 5";
+  EXPECT_FALSE(accepted("010280808080808080802000", 6)) << "t_enter 2^60 ticks";
+  EXPECT_FALSE(accepted("0102808080808080808080800000", 6)) << "an 11-byte varint";
+  EXPECT_FALSE(accepted("010302000000", 6)) << "which 3: slot 2 of none filled";
+  EXPECT_FALSE(accepted("0100000000", 6)) << "which 0 with no slot filled";
+}
+
 // A format-5 block as the build that introduced the format (c4433db) wrote it, byte for byte:
 // this build must still read such spools. Events: two calls interleaved, unchanged and changed
 // fields of either width, a negative delta, a raw event (half a tick) and a duration below zero.

@@ -16,8 +16,8 @@
 //   varint  zigzag(t_exit - t_enter)
 //   varint  zigzag(value - reference value) for each field of the mask, in order (64-bit, wrapping)
 // The reference: format 5, the same call's previous compact event in the block (before the first: a
-// default Event). Format 6 keeps, per call, the latest events of up to kReferences distinct (peer,
-// buffer) in slots, filled in turn, and refers an event to the slot with its (peer, buffer), which it
+// default Event). Format 6 keeps, per call, the latest events of up to kReferences distinct keys of
+// (peer, buffer) in slots, filled in turn, and refers an event to the slot with its key, which it
 // then replaces: `which` 0 names the slot after the call's latest one (wrapping at the slots filled),
 // 1 the latest, 3 the one whose number follows; 2 says that no slot has it: the reference is the
 // call's latest event (or a default one) and the event takes the call's next slot in turn. A halo
