@@ -1,5 +1,6 @@
 #include "event_blocks.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -34,18 +35,12 @@ constexpr std::array<FieldAt, kFields> kFields5 = {{{offsetof(Event, request), 8
                                                     {offsetof(Event, comm), 4},
                                                     {offsetof(Event, same_node), 4},
                                                     {offsetof(Event, rank), 4}}};
-constexpr std::array<FieldAt, kFields> kFields6 = {{{offsetof(Event, request), 8},
-                                                    {offsetof(Event, iteration), 4},
-                                                    {offsetof(Event, buffer), 8},
-                                                    {offsetof(Event, peer), 4},
-                                                    {offsetof(Event, tag), 4},
-                                                    {offsetof(Event, count), 4},
-                                                    {offsetof(Event, bytes), 8},
-                                                    {offsetof(Event, extent), 8},
-                                                    {offsetof(Event, call_site), 8},
-                                                    {offsetof(Event, comm), 4},
-                                                    {offsetof(Event, same_node), 4},
-                                                    {offsetof(Event, rank), 4}}};
+// Format 6: format 5's fields with iteration moved up to the second place.
+constexpr std::array<FieldAt, kFields> kFields6 = [] {
+  std::array<FieldAt, kFields> f = kFields5;
+  std::rotate(f.begin() + 1, f.begin() + 4, f.begin() + 5);  // request, iteration, buffer, peer, tag, ...
+  return f;
+}();
 
 // Everything but the times: the nine words after t_exit.
 constexpr int kWords = 9;
@@ -212,7 +207,6 @@ void BlockState::start_block() {
 
 inline BlockState::Reference BlockState::find(std::size_t call, const Slots& s, const Event& e) const {
   if (s.filled == 0) return {kNew, 0};
-  if (format_ == kOldestBlockFormat) return {kLatest, 0};
   // From the slot after the latest: a loop over neighbours in the same order finds it at once.
   const std::uint64_t* keys = group_of_[call]->keys;
   const std::uint64_t k = key(e);
@@ -346,19 +340,16 @@ bool decode_block(BlockState& state, const unsigned char* block, Event* out, Eve
     }
     if (call > kMaxCall + 1 || !get_varint(p, end, changed)) return false;
     const std::size_t c = call - 1;
-    auto which = BlockState::kLatest;  // format 5's: the call's one, if it has one
+    BlockState::Slots& slots = state.slots(c);
+    auto which = slots.filled != 0 ? BlockState::kLatest : BlockState::kNew;  // format 5's: the call's one, if any
     std::uint64_t slot = 0;
     if (Format != 5) {
       which = static_cast<BlockState::Which>(changed & ((1u << kWhichBits) - 1));
       changed >>= kWhichBits;
       if (which == BlockState::kNumbered && !get_varint(p, end, slot)) return false;
     }
-    BlockState::Slots& slots = state.slots(c);
     BlockState::Reference reference;
-    if (!BlockState::resolve(slots, which, slot, reference)) {
-      if (Format != 5) return false;
-      reference.which = BlockState::kNew;  // format 5: the call's first event in the block
-    }
+    if (!BlockState::resolve(slots, which, slot, reference)) return false;
     if ((changed >> kFields) != 0 || !get_varint(p, end, dt) || !get_varint(p, end, duration)) return false;
     const auto t_enter = static_cast<std::int64_t>(static_cast<std::uint64_t>(previous_t) + unzigzag(dt));
     const auto t_exit = static_cast<std::int64_t>(static_cast<std::uint64_t>(t_enter) + unzigzag(duration));

@@ -89,7 +89,8 @@ public:
     if (s.block != block_) s = Slots{block_};
     return s;
   }
-  // The slot whose event has e's (peer, buffer), or kNew (format 5: the call's one, if it has one).
+  // The slot whose event has e's key, or kNew (format 5, one slot: the reference is its event either
+  // way, and the format does not say which).
   [[nodiscard]] Reference find(std::size_t call, const Slots& s, const Event& e) const;
   // What `which` (and for kNumbered `slot`) names, or false if it names no slot that holds an event:
   // a damaged block.

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "event_blocks.hpp"
 #include "ripple/trace/event.hpp"
 #include "ripple/trace/sample_record.hpp"
 #include "ripple/trace/tick_clock.hpp"
@@ -32,13 +33,13 @@ inline bool write_all(int fd, const void* data, std::size_t bytes, off_t offset 
 // Header of the event spool, rank-NNNNNN.bin. From data_offset on (whole blocks after the header
 // and the call names, so that events can be written with O_DIRECT: event_spool.hpp) come, in
 // versions 5 and 6, 4 KiB blocks of encoded events (event_blocks.hpp: the version is the blocks'
-// format), before them raw Events. The header
-// holds what `recover` needs to put the events on rank 0's clock without MPI_Finalize's second
-// synchronisation.
+// format), before them raw Events. The header holds what `recover` needs to put the events on
+// rank 0's clock without MPI_Finalize's second synchronisation.
 struct SpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
-  std::int32_t version =
-      6;  // 6, 5: event blocks of that format; 1, 2: event times in seconds since t0; 1: events right after the header
+  // 6, 5: event blocks of that format (this build writes kBlockFormat); 1, 2: event times in
+  // seconds since t0; 1: events right after the header.
+  std::int32_t version = kBlockFormat;
   std::int32_t event_size = sizeof(Event);  // of a raw (or decoded) event
   std::int32_t rank = 0;
   std::int32_t ranks = 0;

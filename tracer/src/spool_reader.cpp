@@ -13,6 +13,7 @@ namespace ripple::trace::detail {
 bool SpoolRecords::open(const std::string& path, std::int64_t data_offset, std::size_t record_bytes) {
   close();
   record_ = record_bytes > 0 ? record_bytes : 1;
+  cut_off_bytes_ = 0;
   cut_off_ = failed_ = false;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return false;
@@ -39,7 +40,8 @@ std::size_t SpoolRecords::read(void* out, std::size_t max) {
       break;
     }
     if (n == 0) {  // the end: a partial record there was cut off mid-write
-      if (got % record_ != 0) cut_off_ = true;
+      cut_off_bytes_ = got % record_;
+      cut_off_ = cut_off_bytes_ != 0;
       break;
     }
     got += static_cast<std::size_t>(n);
@@ -54,21 +56,15 @@ void SpoolRecords::close() {
 }
 
 bool EventBlockReader::open(const std::string& path, std::int64_t data_offset, int format) {
-  close();
   decoder_.emplace(format);
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  at_ = data_offset;
   expected_ = 0;
   ready_ = taken_ = 0;
   lost_ = unplaced_ = damaged_ = 0;
-  cut_off_ = failed_ = false;
-  return fd_ >= 0;
+  ended_ = false;
+  return blocks_.open(path, data_offset, kEventBlock);
 }
 
-void EventBlockReader::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
+void EventBlockReader::close() { blocks_.close(); }
 
 std::int64_t EventBlockReader::claimed_events(const unsigned char* block, std::size_t bytes) {
   EventBlockHead head;
@@ -80,26 +76,8 @@ std::int64_t EventBlockReader::claimed_events(const unsigned char* block, std::s
 }
 
 bool EventBlockReader::next_block() {
-  while (fd_ >= 0 && !failed_) {
-    std::size_t got = 0;
-    while (got < kEventBlock) {
-      const ssize_t n = ::pread(fd_, block_ + got, kEventBlock - got, at_ + static_cast<std::int64_t>(got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) failed_ = true;  // an unreadable block: none after it are returned
-      if (n <= 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    if (got < kEventBlock) {  // the end of the file, or of what could be read
-      if (got > 0 && !failed_) {
-        cut_off_ = true;  // a block whose write was cut off: its events are lost, as many as its head says, 1 if it cannot
-        unplaced_ += std::max<std::int64_t>(claimed_events(block_, got), 1);
-      }
-      lost_ += unplaced_;
-      unplaced_ = 0;
-      close();
-      return false;
-    }
-    at_ += static_cast<std::int64_t>(kEventBlock);
+  if (ended_) return false;
+  while (blocks_.read(block_, 1) == 1) {
     EventBlockHead head;
     if (!decoder_->decode(block_, events_.data(), head)) {
       ++damaged_;  // never reached the disk (zeros), or damaged: as many lost as its head says, 1 if it cannot
@@ -120,6 +98,13 @@ bool EventBlockReader::next_block() {
     taken_ = 0;
     if (ready_ > 0) return true;
   }
+  // The end of the file, or of what could be read. A block whose write was cut off: its events are
+  // lost, as many as its head says, 1 if it cannot.
+  if (blocks_.cut_off()) unplaced_ += std::max<std::int64_t>(claimed_events(block_, blocks_.cut_off_bytes()), 1);
+  lost_ += unplaced_;
+  unplaced_ = 0;
+  ended_ = true;
+  blocks_.close();
   return false;
 }
 

@@ -29,14 +29,17 @@ public:
 
   // Whole records from data_offset to the file's end when it was opened (0 if it is not open).
   [[nodiscard]] std::int64_t records() const { return records_; }
-  // The file ended inside a record (seen once read() has reached the end).
+  // The file ended inside a record (seen once read() has reached the end); that record's bytes,
+  // which read() left in `out` after the whole ones.
   [[nodiscard]] bool cut_off() const { return cut_off_; }
+  [[nodiscard]] std::size_t cut_off_bytes() const { return cut_off_bytes_; }
   [[nodiscard]] bool failed() const { return failed_; }
 
 private:
   int fd_ = -1;
   std::size_t record_ = 1;
   std::int64_t records_ = 0;
+  std::size_t cut_off_bytes_ = 0;
   bool cut_off_ = false;
   bool failed_ = false;
 };
@@ -50,7 +53,7 @@ public:
   EventBlockReader() = default;
   EventBlockReader(const EventBlockReader&) = delete;
   EventBlockReader& operator=(const EventBlockReader&) = delete;
-  ~EventBlockReader() { close(); }
+  ~EventBlockReader() = default;
   // False if it cannot be read. `format`: the blocks', the spool's version (5 or 6).
   bool open(const std::string& path, std::int64_t data_offset, int format);
   // Up to `max` events into `out`; fewer only at the file's end, or where a read failed.
@@ -61,20 +64,19 @@ public:
   // end, a failed write's), blocks skipped, whether the file ended inside a block, a read error.
   [[nodiscard]] std::int64_t lost() const { return lost_ + unplaced_; }
   [[nodiscard]] std::int64_t damaged_blocks() const { return damaged_; }
-  [[nodiscard]] bool cut_off() const { return cut_off_; }
-  [[nodiscard]] bool failed() const { return failed_; }
+  [[nodiscard]] bool cut_off() const { return blocks_.cut_off(); }
+  [[nodiscard]] bool failed() const { return blocks_.failed(); }
 
 private:
   bool next_block();  // the next whole, valid block's events; false at the end
   // Events a block's head gives, if the head itself looks whole (a damaged block's payload).
   static std::int64_t claimed_events(const unsigned char* block, std::size_t bytes);
-  int fd_ = -1;
-  std::int64_t at_ = 0;         // the next block's offset
+  SpoolRecords blocks_;         // records of one block each
   std::uint64_t expected_ = 0;  // the next event's number
   std::vector<Event> events_ = std::vector<Event>(kMaxEventsPerBlock);
   std::size_t ready_ = 0, taken_ = 0;
   std::int64_t lost_ = 0, unplaced_ = 0, damaged_ = 0;  // unplaced_: claimed by damaged blocks since the last good one
-  bool cut_off_ = false, failed_ = false;
+  bool ended_ = false;                                  // the file's end reached, what it lost counted
   std::optional<EventBlockDecoder> decoder_;
   unsigned char block_[kEventBlock];
 };
