@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ripple/common/error.hpp"
+#include "ripple/common/file_space.hpp"
 
 namespace ripple {
 namespace detail {
@@ -42,14 +43,30 @@ void H5Id::reset() {
   id_ = H5I_INVALID_HID;
 }
 
-ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path) {
+ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path, std::int64_t reserve) {
+  ParallelH5File f;
+  f.comm_ = comm;
+  f.path_ = path;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Bcast(&reserve, 1, MPI_INT64_T, 0, comm);  // rank 0's word: every rank takes the same path below
+  if (reserve > 0) {
+    SpaceCheck space;
+    if (rank == 0) space = reserve_file_space(path, reserve, ExistingFile::Replace);
+    int verdict[2] = {space.room ? 1 : 0, space.reserved ? 1 : 0};
+    MPI_Bcast(verdict, 2, MPI_INT, 0, comm);
+    if (verdict[0] == 0)
+      throw Error(rank == 0 ? fmt::format("cannot write '{}': {}", path, space.reason)
+                            : fmt::format("cannot write '{}': rank 0 could not reserve its space", path));
+    f.reserved_ = verdict[1] != 0;
+  }
   H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
   RIPPLE_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL));
   // The 1.8 format stores attributes larger than 64 KiB (a configuration with per-oscillator arrays).
   RIPPLE_H5_CHECK(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST));
-  ParallelH5File f;
   // Silence HDF5's own stack printing: our checks report failures as one line.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  // The MPI-IO driver empties only a file that is not empty: a reservation (size 0) survives it.
   const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
   if (id < 0) throw InputError(fmt::format("cannot create HDF5 file '{}': check the directory exists and is writable", path));
   f.file_ = H5Id(id);
@@ -66,9 +83,15 @@ void ParallelH5File::close() {
   // fails on one rank desynchronises the collective close: not used.) Every object of the file must
   // be closed before: MPI-IO files close "semi" strongly, and fail otherwise.
   // (HDF5 1.10 then keeps the file half torn down, and its own shutdown at MPI_Finalize may crash on
-  // it: writers check for room before they start.)
-  if (H5Fclose(file_.release()) < 0)
-    throw Error("cannot finish writing the HDF5 file (disk full, quota exceeded, or an object of it still open)");
+  // it: writers reserve the file's space before they start.)
+  const bool closed = H5Fclose(file_.release()) >= 0;
+  if (reserved_) {
+    MPI_Barrier(comm_);  // every rank's data are in the file: what lies past its end is unused
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    if (rank == 0) release_unused_space(path_);
+  }
+  if (!closed) throw Error("cannot finish writing the HDF5 file (disk full, quota exceeded, or an object of it still open)");
 }
 
 namespace {

@@ -45,4 +45,21 @@ expect_error "existing output" "file 'out.h5' exists: pass --force" good.toml
 run_np 2 sim good.toml --quiet --force && pass "--force overwrites" || fail "--force did not overwrite"
 set +e; run_np 2 sim --bogus-option good.toml > /dev/null 2>&1; rc=$?; set -e
 [ "$rc" -eq 2 ] && pass "unknown option exits 2" || fail "unknown option exit code $rc"
+# An output file system without room for the file: one line naming it and the reason, exit code 1,
+# before the run (the file's space is reserved when it is created; before, rank 1 met the full disk
+# in its first write, mid-run, and aborted). Needs a small tmpfs (root).
+mkdir -p small
+if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
+  set +e
+  run_np 2 sim good.toml --set model.oscillators=20000 --set 'output.file="small/out.h5"' > out.txt 2> err.txt
+  rc=$?
+  set -e
+  [ "$rc" -eq 1 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] \
+    && grep -q "cannot write 'small/out.h5': the file system refuses it the .* MiB it needs: No space left on device" err.txt \
+    && [ ! -e small/out.h5 ] && pass "no room for the output: $(grep '^ripple: error' err.txt)" \
+    || fail "no room for the output: rc=$rc $(cat err.txt)"
+  umount small
+else
+  echo "note: full-disk case not run (cannot mount a tmpfs here)"
+fi
 finish

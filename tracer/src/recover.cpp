@@ -18,6 +18,7 @@
 
 #include "recorder_state.hpp"
 #include "ripple/common/error.hpp"
+#include "ripple/common/file_space.hpp"
 #include "ripple/common/hdf5_file.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
@@ -372,15 +373,6 @@ int recover(const std::string& input, const std::string& output) {
                                  dir.string(), with_names, without));
   if (call_names.empty()) call_names = call_names_text();
 
-  const std::string out =
-      output.empty() ? (dir.string().ends_with(".spool") ? dir.string().substr(0, dir.string().size() - 6) : dir.string() + ".h5")
-                     : output;
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
-  RIPPLE_H5_CHECK(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST));
-  H5Id file(H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
-  if (file.get() < 0) throw InputError(fmt::format("cannot create '{}': check the directory is writable", out));
-
   // First reading: how many events each rank has (and its losses, last time, iteration markers).
   std::vector<std::int64_t> offset(static_cast<std::size_t>(ranks), 0), count(static_cast<std::size_t>(ranks), 0),
       lost(static_cast<std::size_t>(ranks), 0);
@@ -408,6 +400,30 @@ int recover(const std::string& input, const std::string& output) {
                    "events lost\n",
                    r, static_cast<long long>(s.damaged_blocks), static_cast<long long>(s.lost));
     if (s.events > 0) last_wall[static_cast<std::size_t>(r)] = s.header.wall_start + s.last_t_exit;
+  }
+
+  const std::string out =
+      output.empty() ? (dir.string().ends_with(".spool") ? dir.string().substr(0, dir.string().size() - 6) : dir.string() + ".h5")
+                     : output;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
+  RIPPLE_H5_CHECK(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST));
+  H5Id file(H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+  if (file.get() < 0) throw InputError(fmt::format("cannot create '{}': check the directory is writable", out));
+  // The file's blocks, asked for before HDF5 writes into them (ripple/common/file_space.hpp): a full
+  // disk or a quota stops recover here, with the reason, instead of in the middle of the write.
+  // (HDF5 empties the file it creates, so the reservation comes after the create.) Counters and
+  // samples take about what their spools take.
+  std::uintmax_t side_bytes = 0;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".counters" || entry.path().extension() == ".samples") side_bytes += entry.file_size();
+  const auto need =
+      static_cast<std::int64_t>(1.05 * static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes)) +
+      (1 << 20);
+  if (const SpaceCheck space = reserve_file_space(out, need, ExistingFile::Keep); !space.room) {
+    file.reset();
+    fs::remove(out);
+    throw Error(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, space.reason, dir.string()));
   }
   namespace sc = schema;
   write_attribute(file.get(), "schema", std::string(sc::kSchema));
@@ -468,6 +484,15 @@ int recover(const std::string& input, const std::string& output) {
   events.reset();
   write_recovered_counters(file.get(), dir, spools);
   write_recovered_samples(file.get(), dir, spools, ranks);
+  // Closed here, every object of it first (HDF5 closes a file with objects still open only when the
+  // last of them goes, and an error then would be lost): a failed close is a failed recover.
+  type.reset();
+  rows_space.reset();
+  group.reset();
+  if (H5Fclose(file.release()) < 0)
+    throw Error(
+        fmt::format("cannot finish writing '{}' (disk full or an I/O error); the spools in {} are untouched", out, dir.string()));
+  release_unused_space(out);
   std::printf("ripple trace recover: %lld events of %zu of %d ranks from %s -> %s\n", static_cast<long long>(total),
               spools.size(), ranks, dir.string().c_str(), out.c_str());
   return 0;

@@ -3,8 +3,6 @@
 // through the wrappers unrecorded.
 #include <fcntl.h>
 #include <hdf5.h>
-#include <sys/resource.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 
 #include "recorder.hpp"
 #include "recorder_state.hpp"
+#include "ripple/common/file_space.hpp"
 #include "ripple/common/hdf5_file.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/provenance.hpp"
@@ -322,35 +321,24 @@ std::vector<TickSegment> clock_pieces(const State& s) {
   return pieces;
 }
 
-// Whether the file's `bytes` can be written: the output's file system has room (rank 0 looks) and
-// no rank's file-size limit (ulimit -f) is below them (every rank looks: any may be an MPI-IO
-// aggregator writing near the file's end). HDF5 1.10 that meets a write error cannot shut down
-// cleanly: it crashes in MPI_Finalize on the file it failed to close, so these cases are kept out of
-// HDF5. Quotas are not seen here. RIPPLE_TRACE_ROOM_CHECK=off skips the check (tests use it to
-// reach the write errors the file itself meets).
-bool room_for(const State& s, std::int64_t bytes) {
+// The bytes to reserve for a file whose data take `bytes` (its metadata's margin added), or 0 where
+// RIPPLE_TRACE_ROOM_CHECK=off (tests use it to reach the write errors the file itself meets).
+std::int64_t file_need(std::int64_t bytes) {
   const char* check = std::getenv("RIPPLE_TRACE_ROOM_CHECK");
-  const bool skip = check != nullptr && std::string(check) == "off";  // on this rank: every rank still agrees below
-  const double need = 1.05 * static_cast<double>(bytes) + (1 << 20);  // the metadata's margin
+  if (check != nullptr && std::string(check) == "off") return 0;  // on this rank: the ranks still agree
+  return static_cast<std::int64_t>(1.05 * static_cast<double>(bytes)) + (1 << 20);
+}
+
+// Whether every rank's file-size limit (ulimit -f) allows the file: any rank may be an MPI-IO
+// aggregator writing near its end, and HDF5 1.10 that meets a write error cannot shut down cleanly
+// (it crashes in MPI_Finalize on the file it failed to close). Looked at before rank 0 reserves the
+// file's space (ParallelH5File::create), which sees a full disk or an exhausted quota: a
+// reservation beyond the limit would raise SIGXFSZ.
+bool size_limits_allow(const State& s, std::int64_t need) {
   int ok = 1;
-  rlimit limit{};
-  if (!skip && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
-      static_cast<double>(limit.rlim_cur) < need) {
-    std::fprintf(stderr, "ripple trace: rank %d may not write files beyond %.0f KiB (ulimit -f); %s needs about %.1f MiB\n",
-                 s.rank, static_cast<double>(limit.rlim_cur) / 1024.0, s.output.c_str(), need / 1048576.0);
+  if (const std::string limited = need > 0 ? file_size_limit_refuses(need) : std::string(); !limited.empty()) {
+    std::fprintf(stderr, "ripple trace: rank %d %s (%s)\n", s.rank, limited.c_str(), s.output.c_str());
     ok = 0;
-  }
-  if (!skip && s.rank == 0) {
-    const std::string dir = s.output.find('/') == std::string::npos ? "." : s.output.substr(0, s.output.rfind('/') + 1);
-    struct statvfs fs {};
-    if (::statvfs(dir.c_str(), &fs) == 0) {
-      const double free = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
-      if (free < need) {
-        std::fprintf(stderr, "ripple trace: %s needs about %.1f MiB, its file system has %.1f MiB free\n", s.output.c_str(),
-                     need / 1048576.0, free / 1048576.0);
-        ok = 0;
-      }
-    }
   }
   PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return ok != 0;
@@ -385,7 +373,8 @@ bool write(State& s) {
                                 SideSpool(s.counter_spool_path, s.counter_data_offset, counter_record_bytes(s)).rows +
                             static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement));
   PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-  if (!room_for(s, file_bytes)) return false;
+  const std::int64_t need = file_need(file_bytes);
+  if (!size_limits_allow(s, need)) return false;
   // Rounds of at most 1 Mi events per rank, so memory stays bounded; every rank joins every round.
   // Their buffer is allocated before the file exists: a failed allocation afterwards, on one rank,
   // would leave the others in the next collective.
@@ -393,10 +382,8 @@ bool write(State& s) {
   std::vector<Event> chunk;
   ParallelH5File file;
   try {
-    agreed([&] {
-      chunk.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(total, 0, kRound)));
-      file = ParallelH5File::create(MPI_COMM_WORLD, s.output);
-    });
+    agreed([&] { chunk.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(total, 0, kRound))); });
+    agreed([&] { file = ParallelH5File::create(MPI_COMM_WORLD, s.output, need); });  // collective: every rank or none
   } catch (const std::exception& e) {
     if (s.rank == 0) std::fprintf(stderr, "ripple trace: %s\n", e.what());
     return false;

@@ -45,18 +45,24 @@ private:
 // A file opened by every rank of `comm` through MPI-IO, written collectively.
 class ParallelH5File {
 public:
-  // Creates `path` (truncating it). Collective.
-  static ParallelH5File create(MPI_Comm comm, const std::string& path);
+  // Creates `path` (truncating it). Collective. With `reserve` > 0 on rank 0, rank 0 first reserves
+  // that many bytes for the file (ripple/common/file_space.hpp: HDF5 1.10 cannot recover from a
+  // write that fails half-way), and every rank throws where the file system refuses them, rank 0
+  // with the reason.
+  static ParallelH5File create(MPI_Comm comm, const std::string& path, std::int64_t reserve = 0);
   [[nodiscard]] hid_t id() const { return file_.get(); }
   // Data transfer property list for collective writes.
   [[nodiscard]] hid_t collective() const { return xfer_.get(); }
   // Closes, collectively, after every object of the file was closed; throws if the data did not all
-  // reach the file.
+  // reach the file. A reservation's unused rest is given back.
   void close();
 
 private:
   H5Id file_;
   H5Id xfer_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::string path_;
+  bool reserved_ = false;  // the same on every rank
 };
 
 // Attributes on any object; every rank must call these with the same values (metadata is collective).

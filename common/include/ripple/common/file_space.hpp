@@ -1,0 +1,40 @@
+#pragma once
+// A file's space, asked of the file system before the file is written. HDF5 1.10 cannot recover from
+// a write that fails half-way: the file it failed to close stays half torn down, and its shutdown
+// (at MPI_Finalize, or at exit) crashes on it. Writers that must not fail late therefore reserve the
+// blocks first: the write then meets neither a full disk nor an exhausted quota, whatever else fills
+// the file system meanwhile.
+#include <cstdint>
+#include <string>
+
+namespace ripple {
+
+struct SpaceCheck {
+  bool room = true;       // false: the file system refused the space; `reason` says why
+  bool reserved = false;  // the blocks are the file's (false where the file system cannot reserve)
+  std::string reason;
+};
+
+// What to do with a file already at `path`.
+enum class ExistingFile {
+  Replace,  // empty it first (as creating it would): its blocks count as free
+  Keep,     // it was just created by the writer, which already has it open: keep what it holds
+};
+
+// Reserves `bytes` for the file at `path` (created if absent) without changing its size: a reader or
+// an HDF5 driver that looks at the size still sees what was there. The file-size limit is looked at
+// first. Where the file system cannot
+// reserve, the free space it reports is compared instead; where it reports no size at all (ramfs,
+// some FUSE and network file systems say 0 blocks), there is room as far as can be told. A path
+// that cannot be opened, or is not a regular file, is left to the writer, whose own create says
+// what it makes of it. A file emptied (Replace) and then refused is removed.
+SpaceCheck reserve_file_space(const std::string& path, std::int64_t bytes, ExistingFile existing);
+
+// Why this process may not write a file of `bytes` (its file-size limit, ulimit -f), or empty if it
+// may. A write beyond the limit would raise SIGXFSZ, which ends the process.
+std::string file_size_limit_refuses(std::int64_t bytes);
+
+// Gives back what a reservation holds beyond the end of the written file. Best effort.
+void release_unused_space(const std::string& path);
+
+}  // namespace ripple
