@@ -32,6 +32,26 @@ assert len(last) == 4 and all(c > 0 for c in counts), counts
 for rank, t in enumerate(last):
     assert kill - t <= 1.5, f"rank {rank}: last recovered event {kill - t:.2f} s before the kill"
 PY
+# Where the ranks ran comes back from the placement spools written at MPI_Init: the host the test
+# runs on, one node with one leader whose hwloc XML parses, and `info` counts the node.
+/usr/bin/python3 - crash.h5 <<'PY' && pass "recovered: every rank's placement and the node's hwloc topology" || fail "recovered placement"
+import json, os, socket, sys
+import xml.etree.ElementTree as ET
+import h5py
+f = h5py.File(sys.argv[1], "r")
+p = f["/ranks/placement"][:]
+assert len(p) == 4
+assert all(h.decode() == socket.gethostname() for h in p["host"]), p["host"]
+assert (p["node"] == 0).all() and p["node_leader"].sum() == 1 and p["node_leader"][0] == 1, p
+assert ((p["pu"] >= 0) & (p["pu"] < os.cpu_count())).all(), p["pu"]
+offsets = f["/topology/xml_offset"][:]
+xml = f["/topology/xml"][:].tobytes()
+assert list(offsets) == [0, len(xml)] and len(xml) > 1000, offsets
+assert ET.fromstring(xml).tag == "topology"
+sources = json.loads(f.attrs["sources"])
+assert sources["hwloc"].startswith("hwloc ") and sources["hwloc"].endswith("(recovered from the placement spools)"), sources
+PY
+"$RIPPLE_BIN" trace info crash.h5 > info.txt && grep -q "4 ranks on 1 node(s)" info.txt || fail "info on the recovered file: $(head -1 info.txt)"
 /usr/bin/python3 - crash.h5 <<'PY' && pass "recovered: every rank's page-fault samples (spooled at each flush)" || fail "recovered samples"
 import sys
 import numpy as np
@@ -211,6 +231,25 @@ cp -r crash.h5.spool badclock.spool && printf 'garbage, not a clock spool header
 set +e; "$RIPPLE_BIN" trace recover badclock.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple clock spool" err.txt && pass "damaged clock spool: $(cat err.txt)" \
   || fail "damaged clock spool rc=$rc $(cat err.txt)"
+cp -r crash.h5.spool badplace.spool && printf 'garbage, not a placement spool header, long enough' > badplace.spool/rank-000001.placement
+set +e; "$RIPPLE_BIN" trace recover badplace.spool 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "not a Ripple placement spool" err.txt && pass "damaged placement spool: $(cat err.txt)" \
+  || fail "damaged placement spool rc=$rc $(cat err.txt)"
+# A placement spool naming a rank the run does not have (its header's rank field, bytes 16-19).
+cp -r crash.h5.spool farplace.spool
+printf '\x09\x00\x00\x00' | dd of=farplace.spool/rank-000001.placement bs=1 seek=16 conv=notrunc status=none
+set +e; "$RIPPLE_BIN" trace recover farplace.spool 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "impossible placement spool header (version 1, 220-byte record, rank 9 of 4" err.txt \
+  && pass "impossible placement spool: $(cat err.txt)" || fail "impossible placement spool rc=$rc $(cat err.txt)"
+# A placement spool cut short: said, that rank's row unknown, the rest recovered.
+cp -r crash.h5.spool cutplace.spool && truncate -s 100 cutplace.spool/rank-000002.placement
+"$RIPPLE_BIN" trace recover cutplace.spool -o cutplace.h5 > /dev/null 2> cutplace.txt \
+  && grep -q "rank-000002.placement is cut short: rank 2's placement is missing" cutplace.txt \
+  && /usr/bin/python3 -c "
+import h5py, sys
+p = h5py.File('cutplace.h5', 'r')['/ranks/placement'][:]
+assert p['node'][2] == -1 and p['host'][2] == b'' and (p['node'][[0, 1, 3]] == 0).all(), p
+" && pass "a placement spool cut short: said, its row unknown" || fail "cut placement spool: $(cat cutplace.txt)"
 # A rank whose clock map never reached the disk: its times from the start's tick rate, with a warning.
 cp -r crash.h5.spool noclock.spool && rm noclock.spool/rank-000002.clock
 "$RIPPLE_BIN" trace recover noclock.spool -o noclock.h5 > /dev/null 2> noclock.txt || fail "recover without a clock map: $(cat noclock.txt)"

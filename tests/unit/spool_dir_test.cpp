@@ -61,12 +61,14 @@ TEST_F(SpoolDir, AnEarlierRunsEventSpoolsAreMovedAsideToTheFirstFreeNumberWhole)
 TEST_F(SpoolDir, ADirectoryWithoutEventSpoolsIsReusedWithoutItsLeftovers) {
   fs::create_directories(dir_ + "/rank-000001.samples");  // a directory in a file's place stays
   touch(dir_ + "/rank-000003.counters");
+  touch(dir_ + "/rank-000002.placement");
   touch(dir_ + "/.run-old");   // a mark left by a run that died in MPI_Init
   touch(dir_ + "/notes.txt");  // not the tracer's
   std::string moved;
   ASSERT_EQ(make_spool_dir(dir_, "/.run-3", moved), 0);
   EXPECT_TRUE(moved.empty());
   EXPECT_FALSE(fs::exists(dir_ + "/rank-000003.counters"));
+  EXPECT_FALSE(fs::exists(dir_ + "/rank-000002.placement"));
   EXPECT_FALSE(fs::exists(dir_ + "/.run-old"));
   EXPECT_TRUE(fs::is_directory(dir_ + "/rank-000001.samples"));
   EXPECT_TRUE(fs::exists(dir_ + "/notes.txt"));

@@ -210,6 +210,19 @@ void open_clock_spool(State& s) {
   s.clock_spool_fd = open_side_spool(s, "clock", &h, sizeof h, std::string(), s.clock_spool_path);
 }
 
+// Where this rank runs, for `recover` (MPI_Finalize writes it from memory): written once, whole.
+void write_placement_spool(State& s) {
+  detail::PlacementSpoolHeader h;
+  h.rank = s.rank;
+  h.ranks = s.ranks;
+  h.xml_bytes = static_cast<std::int64_t>(s.placement.node_xml.size());
+  h.status_bytes = static_cast<std::int32_t>(s.placement.status.size());
+  const std::string text = std::string(reinterpret_cast<const char*>(&s.placement.me), sizeof s.placement.me) +
+                           s.placement.node_xml + s.placement.status;
+  const int fd = open_side_spool(s, "placement", &h, sizeof h, text, s.placement_spool_path);
+  if (fd >= 0) ::close(fd);
+}
+
 void open_sample_spool(State& s) {
   if (!s.sampler.active()) return;
   detail::SampleSpoolHeader h;
@@ -379,6 +392,7 @@ void start(Call init_call) {
   });
   open_counter_spool(*s);
   open_clock_spool(*s);
+  write_placement_spool(*s);
   spool_clock(*s);  // the map's first piece at once: a rank killed before its first flush keeps it
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).

@@ -43,7 +43,8 @@ struct State {
   // Side spools beside the event spool, written by flush() like it: counter samples (queued in
   // counter_pending by sample_counters), the sampler's records (MemorySampler::spool_new) and the
   // clock map's pieces. Memory holds only what the next flush spools; MPI_Finalize reads them back.
-  std::string counter_spool_path, sample_spool_path, clock_spool_path;
+  // The placement spool is written once, at MPI_Init, for `recover` only.
+  std::string counter_spool_path, sample_spool_path, clock_spool_path, placement_spool_path;
   std::int64_t counter_data_offset = 0, sample_data_offset = 0;  // where their records start
   int counter_spool_fd = -1;
   int clock_spool_fd = -1;

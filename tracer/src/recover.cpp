@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "json_text.hpp"
 #include "recorder_state.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
@@ -333,6 +334,79 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
     write_dataset(file, name, H5T_NATIVE_INT64, unknown.data(), unknown.size());
 }
 
+// A rank's placement spool: where it ran, its node's hwloc XML (node leaders) and hwloc's status.
+struct PlacementSpool {
+  Placement me;
+  std::string xml, status;
+};
+
+// Throws on a damaged header; a spool cut short (a rank killed while writing it, in MPI_Init) is
+// said and skipped: the trace is still whole without it.
+std::optional<PlacementSpool> read_placement_spool(const fs::path& path, int ranks) {
+  detail::PlacementSpoolHeader h;
+  std::ifstream in = open_spool(path, h, "RPLPLACE", "placement spool");
+  if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(Placement)) || h.ranks != ranks || h.rank < 0 ||
+      h.rank >= ranks || h.xml_bytes < 0 || h.xml_bytes > (std::int64_t{1} << 30) || h.status_bytes < 0)
+    throw InputError(fmt::format(
+        "{}: impossible placement spool header (version {}, {}-byte record, rank {} of {}, {} "
+        "bytes of XML, {} of status); this ripple reads version 1 with {}-byte records, for a run of {} ranks",
+        path.string(), h.version, h.record_size, h.rank, h.ranks, h.xml_bytes, h.status_bytes, sizeof(Placement), ranks));
+  PlacementSpool p;
+  p.xml.resize(static_cast<std::size_t>(h.xml_bytes));
+  p.status.resize(static_cast<std::size_t>(h.status_bytes));
+  in.read(reinterpret_cast<char*>(&p.me), sizeof p.me);
+  in.read(p.xml.data(), static_cast<std::streamsize>(p.xml.size()));
+  in.read(p.status.data(), static_cast<std::streamsize>(p.status.size()));
+  if (!in) {
+    std::fprintf(stderr, "ripple trace recover: %s is cut short: rank %d's placement is missing\n", path.string().c_str(),
+                 h.rank);
+    return std::nullopt;
+  }
+  p.me.host[sizeof p.me.host - 1] = '\0';  // never trust a file's strings to be terminated
+  p.me.binding[sizeof p.me.binding - 1] = '\0';
+  if (p.me.node < -1 || p.me.node >= ranks || (p.me.node_leader != 0 && p.me.node < 0))
+    throw InputError(fmt::format("{}: node {} of a run of {} ranks is impossible", path.string(), p.me.node, ranks));
+  return p;
+}
+
+// /ranks/placement and /topology as MPI_Finalize writes them, from the placement spools (ranks
+// without one get a row of unknowns, nodes whose leader has none an empty document). Returns hwloc's
+// status as the lowest such rank saw it, or empty where no spool holds a placement (older runs).
+std::string write_recovered_placement(hid_t file, const fs::path& dir, int ranks) {
+  std::map<int, PlacementSpool> found;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".placement") continue;
+    detail::PlacementSpoolHeader h;
+    open_spool(entry.path(), h, "RPLPLACE", "placement spool");
+    if (found.contains(h.rank)) throw InputError(fmt::format("{}: two placement spools for rank {}", dir.string(), h.rank));
+    if (std::optional<PlacementSpool> p = read_placement_spool(entry.path(), ranks)) found.emplace(h.rank, std::move(*p));
+  }
+  if (found.empty()) return {};
+  std::vector<Placement> rows(static_cast<std::size_t>(ranks));
+  int nodes = 0;
+  for (const auto& [r, p] : found) {
+    rows[static_cast<std::size_t>(r)] = p.me;
+    nodes = std::max(nodes, p.me.node + 1);
+  }
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(nodes) + 1, 0);
+  std::string xml;
+  for (int node = 0; node < nodes; ++node) {
+    offsets[static_cast<std::size_t>(node)] = static_cast<std::int64_t>(xml.size());
+    for (const auto& [r, p] : found)
+      if (p.me.node == node && p.me.node_leader != 0) {
+        xml += p.xml;
+        break;
+      }
+  }
+  offsets.back() = static_cast<std::int64_t>(xml.size());
+  H5Id type = placement_h5_type();
+  write_dataset(file, schema::kPlacement, type.get(), rows.data(), rows.size());
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_dataset(file, schema::kTopologyXmlOffset, H5T_NATIVE_INT64, offsets.data(), offsets.size());
+  write_dataset(file, schema::kTopologyXml, H5T_NATIVE_UINT8, xml.data(), xml.size());
+  return found.begin()->second.status;
+}
+
 }  // namespace
 
 int recover(const std::string& input, const std::string& output) {
@@ -434,10 +508,6 @@ int recover(const std::string& input, const std::string& output) {
                   std::string("rebuilt by ripple trace recover from the spools of a run that did not reach MPI_Finalize: "
                               "each rank's events up to its last spool flush; what it recorded after that is lost, how much "
                               "is unknown (lost_events = -1; /ranks/lost counts cut-off and unreadable records)"));
-  write_attribute(file.get(), sc::kSourcesAttr,
-                  std::string("{\"mpi\": \"active (recovered)\", \"counters\": \"recovered from the counter spools "
-                              "where there were any (see /counters)\", \"perf\": \"recovered from the sample spools where "
-                              "there were any (see /samples)\"}"));
   write_attribute(file.get(), sc::kClockSourceAttr,
                   std::string("unknown (recovered: the spool does not say whether TSC or CLOCK_MONOTONIC stamped the "
                               "events; both are on CLOCK_MONOTONIC's scale)"));
@@ -445,6 +515,14 @@ int recover(const std::string& input, const std::string& output) {
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
   write_attribute(file.get(), "call_names", call_names);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  const std::string hwloc = write_recovered_placement(file.get(), dir, ranks);
+  write_attribute(file.get(), sc::kSourcesAttr,
+                  "{\"mpi\": \"active (recovered)\", \"counters\": \"recovered from the counter spools where there "
+                  "were any (see /counters)\", \"perf\": \"recovered from the sample spools where there were any (see "
+                  "/samples)\", \"hwloc\": \"" +
+                      (hwloc.empty() ? std::string("unknown (no placement spools: written by an older ripple)")
+                                     : detail::json_escape(hwloc) + " (recovered from the placement spools)") +
+                      "\"}");
   const auto n = static_cast<hsize_t>(ranks);
   write_dataset(file.get(), sc::kRankOffset, H5T_NATIVE_INT64, offset.data(), n);
   write_dataset(file.get(), sc::kRankCount, H5T_NATIVE_INT64, count.data(), n);

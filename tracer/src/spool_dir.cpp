@@ -17,8 +17,8 @@ int make_spool_dir(const std::string& dir, const char* mark, std::string& moved)
     while (const dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
       if (name.starts_with("rank-") && name.ends_with(".bin")) earlier_run = true;
-      if (name.starts_with(".run-") ||
-          (name.starts_with("rank-") && (name.ends_with(".counters") || name.ends_with(".samples") || name.ends_with(".clock"))))
+      if (name.starts_with(".run-") || (name.starts_with("rank-") && (name.ends_with(".counters") || name.ends_with(".samples") ||
+                                                                      name.ends_with(".clock") || name.ends_with(".placement"))))
         leftovers.push_back(name);
     }
     ::closedir(d);

@@ -10,6 +10,7 @@
 
 #include "event_blocks.hpp"
 #include "ripple/trace/event.hpp"
+#include "ripple/trace/placement_record.hpp"
 #include "ripple/trace/sample_record.hpp"
 #include "ripple/trace/tick_clock.hpp"
 
@@ -102,5 +103,21 @@ struct SampleSpoolHeader {
   std::int32_t status_bytes = 0;
   std::int32_t unused = 0;
 };
+
+// Header of a per-rank placement spool, rank-NNNNNN.placement, written once at MPI_Init: then the
+// rank's Placement record (record_size bytes), its node's hwloc topology as XML (xml_bytes; node
+// leaders only) and the hwloc status text (status_bytes). `recover` writes /ranks/placement and
+// /topology from them.
+struct PlacementSpoolHeader {
+  char magic[8] = {'R', 'P', 'L', 'P', 'L', 'A', 'C', 'E'};
+  std::int32_t version = 1;
+  std::int32_t record_size = sizeof(Placement);
+  std::int32_t rank = 0;
+  std::int32_t ranks = 0;
+  std::int64_t xml_bytes = 0;
+  std::int32_t status_bytes = 0;
+  std::int32_t unused = 0;
+};
+static_assert(sizeof(PlacementSpoolHeader) == 40);
 
 }  // namespace ripple::trace::detail

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "json_text.hpp"
 #include "recorder.hpp"
 #include "recorder_state.hpp"
 #include "ripple/common/file_space.hpp"
@@ -29,6 +30,7 @@ namespace ripple::trace {
 namespace {
 
 using detail::g_state;
+using detail::json_escape;
 using detail::State;
 
 // An I/O error can show on some ranks only: the MPI-IO aggregator that met a full disk or a file-size
@@ -172,15 +174,6 @@ std::string rank0_string(std::string v) {
   v.resize(static_cast<std::size_t>(n));
   PMPI_Bcast(v.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
   return v;
-}
-
-std::string json_escape(const std::string& v) {
-  std::string out;
-  for (const char c : v) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 // {"mpi": ..., "counters": {"NAME": "papi" | "perf_event_open (...)" | reason, ...}, "perf": ...}
@@ -485,6 +478,7 @@ void stop() {
       if (!s->counter_spool_path.empty()) ::unlink(s->counter_spool_path.c_str());
       if (!s->clock_spool_path.empty()) ::unlink(s->clock_spool_path.c_str());
       if (!s->sample_spool_path.empty()) ::unlink(s->sample_spool_path.c_str());
+      if (!s->placement_spool_path.empty()) ::unlink(s->placement_spool_path.c_str());
       PMPI_Barrier(MPI_COMM_WORLD);
       if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
     } else if (s->rank == 0) {
