@@ -223,6 +223,58 @@ cp -r crash.h5.spool badsamples.spool && printf 'garbage, not a sample spool hea
 set +e; "$RIPPLE_BIN" trace recover badsamples.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple sample spool" err.txt && pass "damaged sample spool: $(cat err.txt)" \
   || fail "damaged sample spool rc=$rc $(cat err.txt)"
+# Many samples (three of recover's 64 Ki-record rounds) in rank 1's sample spool, written here: every
+# record comes back once, in order, moved onto rank 0's clock by one constant. As version 1 (no
+# iterations, records out of order): sorted by time, each with the iteration of the last marker
+# before it, as computed here from the recovered MPI_Pcontrol events.
+for version in 2 1; do
+  rm -rf many.spool && cp -r crash.h5.spool many.spool
+  /usr/bin/python3 - many.spool/rank-000001.samples "$version" <<'PY'
+import struct, sys
+import numpy as np
+path, version = sys.argv[1], int(sys.argv[2])
+head = open(path, "rb").read()
+magic, _, size, rank, ranks, status_bytes, _ = struct.unpack("<8s6i", head[:32])
+assert magic == b"RPLSMPLS" and size == 64 and rank == 1
+rec = np.dtype([("time", "<f8"), ("ip", "<u8"), ("addr", "<u8"), ("weight", "<u8"), ("data_src", "<u8"), ("rank", "<i4"),
+                ("iteration", "<i4"), ("cpu", "<i4"), ("tid", "<i4"), ("level", "<i4"), ("hit", "<i4")])
+n = 150000
+r = np.zeros(n, rec)
+r["time"] = np.linspace(0.001, 3.5, n)
+r["ip"] = np.arange(n)
+r["addr"] = 2 * np.arange(n) + 1
+r["rank"] = 1
+r["iteration"] = np.arange(n) % 1000 if version == 2 else -7
+if version == 1:
+    r = r[np.random.default_rng(7).permutation(n)]
+with open(path, "wb") as f:
+    f.write(struct.pack("<8s6i", magic, version, size, rank, ranks, status_bytes, 0) + head[32:32 + status_bytes] + r.tobytes())
+PY
+  "$RIPPLE_BIN" trace recover many.spool -o many.h5 > /dev/null || fail "recover with many samples (version $version)"
+  /usr/bin/python3 - many.h5 "$version" <<'PY' && pass "150 000 samples of one rank (version $version): each once, in order, one clock shift" || fail "many samples (version $version)"
+import sys
+import numpy as np
+from trace_file import Trace
+t = Trace(sys.argv[1])
+version = int(sys.argv[2])
+s = t.file["/samples/records"][:]
+mine = s[s["rank"] == 1]
+n = 150000
+assert len(mine) == n, len(mine)
+order = np.argsort(mine["ip"]) if version == 1 else np.arange(n)
+assert (mine["ip"] == np.arange(n)).all() if version == 2 else (np.diff(mine["time"]) > 0).all()
+assert (mine["addr"][order] == 2 * np.arange(n) + 1).all()
+shift = mine["time"][order] - np.linspace(0.001, 3.5, n)
+assert shift.max() - shift.min() < 1e-9, (shift.min(), shift.max())
+if version == 2:
+    assert (mine["iteration"] == np.arange(n) % 1000).all()
+else:
+    marks = t.calls("MPI_Pcontrol", t.rank(1))
+    at = np.searchsorted(marks["t_enter"], mine["time"], side="right") - 1
+    expected = np.where(at >= 0, marks["iteration"][np.maximum(at, 0)], -1)
+    assert len(marks) > 10 and (mine["iteration"] == expected).all()
+PY
+done
 cp -r crash.h5.spool badcounters.spool && printf 'garbage, not a counter spool header, long enough' > badcounters.spool/rank-000001.counters
 set +e; "$RIPPLE_BIN" trace recover badcounters.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple counter spool" err.txt && pass "damaged counter spool: $(cat err.txt)" \

@@ -266,11 +266,12 @@ void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<in
     write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
 }
 
-// A rank's sample spool: the sampler's status and every complete record.
+// A rank's sample spool: the sampler's status, and where its records start.
 struct SampleSpool {
   detail::SampleSpoolHeader header;
   std::string status;
-  std::vector<SampleRecord> records;
+  fs::path path;
+  std::int64_t data = 0;
 };
 
 SampleSpool read_sample_spool(const fs::path& path) {
@@ -286,49 +287,78 @@ SampleSpool read_sample_spool(const fs::path& path) {
   s.status.resize(static_cast<std::size_t>(h.status_bytes));
   in.read(s.status.data(), h.status_bytes);
   if (!in) throw InputError(fmt::format("{}: truncated sample spool header", path.string()));
-  in.close();
-  s.records = detail::read_all_records<SampleRecord>(path, static_cast<std::int64_t>(sizeof h) + h.status_bytes);
+  s.path = path;
+  s.data = static_cast<std::int64_t>(sizeof h) + h.status_bytes;
   return s;
 }
 
+// Rows [start, start + n) of the 1-D dataset `ds` from `data`.
+void write_rows(hid_t ds, hid_t type, hsize_t start, const void* data, hsize_t n) {
+  if (n == 0) return;
+  H5Id file_space(RIPPLE_H5_CHECK(H5Dget_space(ds)));
+  RIPPLE_H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr));
+  H5Id memory(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
+  RIPPLE_H5_CHECK(H5Dwrite(ds, type, memory.get(), file_space.get(), H5P_DEFAULT, data));
+}
+
 // /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, losses
-// unknown (-1). Version 2 records carry their iteration; version 1 records get it from the rank's
-// recovered iteration markers (MPI_Pcontrol events; version-1 sample spools come with event spools
-// of versions 1 to 3, whose calls are this build's).
+// unknown (-1). Read and written in rounds of 64 Ki records, rank after rank, so that memory does
+// not grow with the spools. Version 2 records carry their iteration; version 1 records get it from
+// the rank's recovered iteration markers (MPI_Pcontrol events; version-1 sample spools come with
+// event spools of versions 1 to 3, whose calls are this build's), which needs the rank's records
+// sorted by time, in memory.
 void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks) {
-  std::map<int, SampleSpool> found;
+  std::map<int, std::pair<SampleSpool, std::int64_t>> found;  // and its whole records, counted now
+  std::int64_t total = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".samples") continue;
     SampleSpool s = read_sample_spool(entry.path());
-    if (spools.contains(s.header.rank)) found.emplace(s.header.rank, std::move(s));
+    if (!spools.contains(s.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
+    detail::SpoolRecords in;
+    const std::int64_t rows = in.open(s.path.string(), s.data, sizeof(SampleRecord)) ? in.records() : 0;
+    total += rows;
+    found.emplace(s.header.rank, std::make_pair(std::move(s), rows));
   }
   if (found.empty()) return;
-  std::vector<SampleRecord> rows;
-  for (auto& [rank, s] : found) {
-    const RankSpool& events = spools.at(rank);
-    if (s.header.version == 1) {
-      const auto& marks = events.marks;  // on the rank's own clock, like the records
-      std::sort(s.records.begin(), s.records.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
-      std::size_t m = 0;
-      std::int32_t iteration = -1;
-      for (SampleRecord& r : s.records) {
-        while (m < marks.size() && marks[m].first <= r.time) iteration = marks[m++].second;
-        r.iteration = iteration;
-      }
-    }
-    for (SampleRecord r : s.records) {
-      r.time = events.to_root(r.time);
-      rows.push_back(r);
-    }
-  }
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_attribute(group.get(), "status", found.begin()->second.status);
+  write_attribute(group.get(), "status", found.begin()->second.first.status);
   write_attribute(group.get(), "level_names", level_names_text());
   write_attribute(group.get(), "recovered",
                   std::string("every sample drained before the run died (at least every 0.1 s), from the sample spools; "
                               "losses in the kernel's ring buffer are unknown (-1)"));
   H5Id type = sample_h5_type();
-  write_dataset(file, schema::kSamples, type.get(), rows.data(), rows.size());
+  const auto all = static_cast<hsize_t>(total);
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &all, nullptr)));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file, schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  std::vector<SampleRecord> round;
+  hsize_t at = 0;
+  for (auto& [rank, spool] : found) {
+    const auto& [s, rows] = spool;
+    const RankSpool& events = spools.at(rank);
+    detail::SpoolRecords in;
+    if (!in.open(s.path.string(), s.data, sizeof(SampleRecord)))
+      throw InputError(fmt::format("{}: cannot read", s.path.string()));
+    const std::int64_t each = s.header.version == 1 ? rows : std::int64_t{1} << 16;
+    for (std::int64_t done = 0; done < rows;) {
+      round.resize(static_cast<std::size_t>(std::min(each, rows - done)));
+      if (in.read(round.data(), round.size()) != round.size())
+        throw InputError(fmt::format("{}: could not be read to its end", s.path.string()));
+      if (s.header.version == 1) {
+        const auto& marks = events.marks;  // on the rank's own clock, like the records
+        std::sort(round.begin(), round.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
+        std::size_t m = 0;
+        std::int32_t iteration = -1;
+        for (SampleRecord& r : round) {
+          while (m < marks.size() && marks[m].first <= r.time) iteration = marks[m++].second;
+          r.iteration = iteration;
+        }
+      }
+      for (SampleRecord& r : round) r.time = events.to_root(r.time);
+      write_rows(ds.get(), type.get(), at, round.data(), round.size());
+      at += round.size();
+      done += static_cast<std::int64_t>(round.size());
+    }
+  }
   const std::vector<std::int64_t> unknown(static_cast<std::size_t>(ranks), -1);
   for (const char* name : {schema::kSamplesLost, schema::kSamplesDropped})
     write_dataset(file, name, H5T_NATIVE_INT64, unknown.data(), unknown.size());
@@ -549,11 +579,7 @@ int recover(const std::string& input, const std::string& output) {
         x.t_enter = s.to_root(x.t_enter);
         x.t_exit = s.to_root(x.t_exit);
       }
-      const hsize_t start[1] = {static_cast<hsize_t>(offset[static_cast<std::size_t>(r)] + done)}, size[1] = {take};
-      H5Id file_space(RIPPLE_H5_CHECK(H5Dget_space(events.get())));
-      RIPPLE_H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr));
-      H5Id memory(RIPPLE_H5_CHECK(H5Screate_simple(1, size, nullptr)));
-      RIPPLE_H5_CHECK(H5Dwrite(events.get(), type.get(), memory.get(), file_space.get(), H5P_DEFAULT, moved.data()));
+      write_rows(events.get(), type.get(), static_cast<hsize_t>(offset[static_cast<std::size_t>(r)] + done), moved.data(), take);
       done += static_cast<std::int64_t>(take);
     });
     if (done != s.events)
