@@ -186,9 +186,10 @@ void read_events(RankSpool& s, std::vector<Event>& buffer, const std::function<v
 struct CounterSpool {
   detail::CounterSpoolHeader header;
   std::string names, status;
-  std::vector<double> time;
-  std::vector<std::int32_t> iteration;
-  std::vector<std::int64_t> values;  // header.values per sample
+  fs::path path;
+  std::int64_t data = 0;         // where its records start
+  std::size_t record_bytes = 0;  // a CounterRecordHead and header.values int64s
+  std::int64_t rows = 0;         // whole records, counted when it was read
 };
 
 CounterSpool read_counter_spool(const fs::path& path) {
@@ -205,65 +206,96 @@ CounterSpool read_counter_spool(const fs::path& path) {
   in.read(c.names.data(), h.names_bytes);
   in.read(c.status.data(), h.status_bytes);
   if (!in) throw InputError(fmt::format("{}: truncated counter spool header", path.string()));
-  constexpr std::size_t kHead = sizeof(detail::CounterRecordHead);
-  const std::size_t record_bytes = kHead + 8 * static_cast<std::size_t>(h.values);
-  const auto data = static_cast<std::int64_t>(sizeof h) + h.names_bytes + h.status_bytes;
-  in.close();
+  c.path = path;
+  c.record_bytes = sizeof(detail::CounterRecordHead) + 8 * static_cast<std::size_t>(h.values);
+  c.data = static_cast<std::int64_t>(sizeof h) + h.names_bytes + h.status_bytes;
   detail::SpoolRecords records;  // a cut-off last record is dropped
-  if (!records.open(path, data, record_bytes)) throw InputError(fmt::format("{}: cannot read", path.string()));
-  std::vector<char> all(static_cast<std::size_t>(records.records()) * record_bytes);
-  const std::size_t rows = records.read(all.data(), static_cast<std::size_t>(records.records()));
-  for (std::size_t k = 0; k < rows; ++k) {
-    const char* record = all.data() + k * record_bytes;
-    detail::CounterRecordHead head;
-    std::memcpy(&head, record, kHead);
-    c.time.push_back(head.time);
-    c.iteration.push_back(head.iteration);
-    const std::size_t at = c.values.size();
-    c.values.resize(at + static_cast<std::size_t>(h.values));
-    std::memcpy(c.values.data() + at, record + kHead, 8 * static_cast<std::size_t>(h.values));
-  }
+  if (!records.open(path, c.data, c.record_bytes)) throw InputError(fmt::format("{}: cannot read", path.string()));
+  c.rows = records.records();
   return c;
 }
 
-// /counters as MPI_Finalize writes it, from the counter spools, times on rank 0's clock like events.
+// Rows [start, start + n) of the dataset `ds` (1-D, or `width` columns) from `data`.
+void write_rows(hid_t ds, hid_t type, hsize_t start, const void* data, hsize_t n, hsize_t width = 0) {
+  if (n == 0) return;
+  const hsize_t at[2] = {start, 0}, size[2] = {n, width};
+  H5Id file_space(RIPPLE_H5_CHECK(H5Dget_space(ds)));
+  RIPPLE_H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, at, nullptr, size, nullptr));
+  H5Id memory(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, size, nullptr)));
+  RIPPLE_H5_CHECK(H5Dwrite(ds, type, memory.get(), file_space.get(), H5P_DEFAULT, data));
+}
+
+// A dataset of `rows` rows (1-D, or `width` columns), to be written in rounds.
+H5Id create_rows(hid_t file, const char* name, hid_t type, hsize_t rows, hsize_t width = 0) {
+  const hsize_t dims[2] = {rows, width};
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(width > 0 ? 2 : 1, dims, nullptr)));
+  return H5Id(RIPPLE_H5_CHECK(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+}
+
+// /counters as MPI_Finalize writes it, from the counter spools, times on rank 0's clock like events;
+// read and written in rounds of 64 Ki samples, rank after rank, so that memory does not grow with
+// the spools.
 void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools) {
   std::map<int, CounterSpool> counters;
+  std::int64_t total = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".counters") continue;
     CounterSpool c = read_counter_spool(entry.path());
-    const auto it = spools.find(c.header.rank);
-    if (it == spools.end()) continue;  // no events, no clock offsets: nothing to place it on
-    for (double& t : c.time) t = it->second.to_root(t);
+    if (!spools.contains(c.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
+    total += c.rows;
     counters.emplace(c.header.rank, std::move(c));
   }
   if (counters.empty()) return;
-  std::vector<double> time;
-  std::vector<std::int32_t> iteration, rank;
-  std::vector<std::int64_t> values;
   const CounterSpool& first = counters.begin()->second;
   bool same = true;
-  for (const auto& [r, c] : counters) {
-    same = same && c.header.values == first.header.values && c.names == first.names;
-    time.insert(time.end(), c.time.begin(), c.time.end());
-    iteration.insert(iteration.end(), c.iteration.begin(), c.iteration.end());
-    rank.insert(rank.end(), c.time.size(), r);
-    values.insert(values.end(), c.values.begin(), c.values.end());
-  }
+  for (const auto& [r, c] : counters) same = same && c.header.values == first.header.values && c.names == first.names;
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_attribute(group.get(), "events", first.names);
   write_attribute(group.get(), "status", first.status);
   write_attribute(group.get(), "recovered",
                   std::string("every sample taken before the run died (MPI_Init and each iteration marker), from the counter "
                               "spools; ranks without one are missing"));
-  const hsize_t rows = time.size();
-  write_dataset(file, "/counters/time", H5T_NATIVE_DOUBLE, time.data(), rows);
-  write_dataset(file, "/counters/iteration", H5T_NATIVE_INT32, iteration.data(), rows);
-  write_dataset(file, "/counters/rank", H5T_NATIVE_INT32, rank.data(), rows);
-  if (same)
-    write_dataset(file, "/counters/values", H5T_NATIVE_INT64, values.data(), rows, static_cast<hsize_t>(first.header.values));
-  else
-    write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
+  if (!same) write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
+  const auto rows = static_cast<hsize_t>(total), width = static_cast<hsize_t>(first.header.values);
+  H5Id time_ds = create_rows(file, "/counters/time", H5T_NATIVE_DOUBLE, rows);
+  H5Id iteration_ds = create_rows(file, "/counters/iteration", H5T_NATIVE_INT32, rows);
+  H5Id rank_ds = create_rows(file, "/counters/rank", H5T_NATIVE_INT32, rows);
+  H5Id values_ds = same ? create_rows(file, "/counters/values", H5T_NATIVE_INT64, rows, width) : H5Id();
+  constexpr std::int64_t kRound = 1 << 16;
+  std::vector<char> records;
+  std::vector<double> time;
+  std::vector<std::int32_t> iteration, rank;
+  std::vector<std::int64_t> values;
+  hsize_t at = 0;
+  for (const auto& [r, c] : counters) {
+    const RankSpool& events = spools.at(r);
+    detail::SpoolRecords in;
+    if (!in.open(c.path, c.data, c.record_bytes)) throw InputError(fmt::format("{}: cannot read", c.path.string()));
+    for (std::int64_t done = 0; done < c.rows;) {
+      const auto n = static_cast<std::size_t>(std::min(kRound, c.rows - done));
+      records.resize(n * c.record_bytes);
+      if (in.read(records.data(), n) != n) throw InputError(fmt::format("{}: could not be read to its end", c.path.string()));
+      const auto per = static_cast<std::size_t>(c.header.values);
+      time.resize(n);
+      iteration.resize(n);
+      rank.assign(n, r);
+      values.resize(n * per);
+      for (std::size_t k = 0; k < n; ++k) {
+        const char* record = records.data() + k * c.record_bytes;
+        detail::CounterRecordHead head;
+        std::memcpy(&head, record, sizeof head);
+        time[k] = events.to_root(head.time);
+        iteration[k] = head.iteration;
+        std::memcpy(values.data() + k * per, record + sizeof head, 8 * per);
+      }
+      write_rows(time_ds.get(), H5T_NATIVE_DOUBLE, at, time.data(), n);
+      write_rows(iteration_ds.get(), H5T_NATIVE_INT32, at, iteration.data(), n);
+      write_rows(rank_ds.get(), H5T_NATIVE_INT32, at, rank.data(), n);
+      if (same) write_rows(values_ds.get(), H5T_NATIVE_INT64, at, values.data(), n, width);
+      at += n;
+      done += static_cast<std::int64_t>(n);
+    }
+  }
 }
 
 // A rank's sample spool: the sampler's status, and where its records start.
@@ -292,15 +324,6 @@ SampleSpool read_sample_spool(const fs::path& path) {
   return s;
 }
 
-// Rows [start, start + n) of the 1-D dataset `ds` from `data`.
-void write_rows(hid_t ds, hid_t type, hsize_t start, const void* data, hsize_t n) {
-  if (n == 0) return;
-  H5Id file_space(RIPPLE_H5_CHECK(H5Dget_space(ds)));
-  RIPPLE_H5_CHECK(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr));
-  H5Id memory(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-  RIPPLE_H5_CHECK(H5Dwrite(ds, type, memory.get(), file_space.get(), H5P_DEFAULT, data));
-}
-
 // /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, losses
 // unknown (-1). Read and written in rounds of 64 Ki records, rank after rank, so that memory does
 // not grow with the spools. Version 2 records carry their iteration; version 1 records get it from
@@ -327,9 +350,7 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
                   std::string("every sample drained before the run died (at least every 0.1 s), from the sample spools; "
                               "losses in the kernel's ring buffer are unknown (-1)"));
   H5Id type = sample_h5_type();
-  const auto all = static_cast<hsize_t>(total);
-  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(1, &all, nullptr)));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dcreate2(file, schema::kSamples, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id ds = create_rows(file, schema::kSamples, type.get(), static_cast<hsize_t>(total));
   std::vector<SampleRecord> round;
   hsize_t at = 0;
   for (auto& [rank, spool] : found) {
@@ -563,10 +584,7 @@ int recover(const std::string& input, const std::string& output) {
     write_dataset(file.get(), name, H5T_NATIVE_INT64, unknown.data(), n);
   // Second reading: each rank's events onto rank 0's clock, written at the rank's offset in rounds.
   H5Id type = event_h5_type();
-  const hsize_t rows[1] = {static_cast<hsize_t>(total)};
-  H5Id rows_space(RIPPLE_H5_CHECK(H5Screate_simple(1, rows, nullptr)));
-  H5Id events(
-      RIPPLE_H5_CHECK(H5Dcreate2(file.get(), sc::kEvents, type.get(), rows_space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id events = create_rows(file.get(), sc::kEvents, type.get(), static_cast<hsize_t>(total));
   std::vector<Event> moved;
   for (auto& [r, s] : spools) {
     std::int64_t done = 0;
@@ -591,7 +609,6 @@ int recover(const std::string& input, const std::string& output) {
   // Closed here, every object of it first (HDF5 closes a file with objects still open only when the
   // last of them goes, and an error then would be lost): a failed close is a failed recover.
   type.reset();
-  rows_space.reset();
   group.reset();
   if (H5Fclose(file.release()) < 0)
     throw Error(
