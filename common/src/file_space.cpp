@@ -67,7 +67,7 @@ SpaceCheck reserve_file_space(const std::string& path, std::int64_t bytes, Exist
 
 void release_unused_space(const std::string& path) {
   struct stat st {};
-  // Truncating to its own size frees the blocks past the end (ext4, XFS, tmpfs, Lustre).
+  // Truncating to its own size frees the blocks past the end (tested on ext4 and tmpfs).
   if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::truncate(path.c_str(), st.st_size);
 }
 

@@ -387,13 +387,14 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
 
 // A rank's placement spool: where it ran, its node's hwloc XML (node leaders) and hwloc's status.
 struct PlacementSpool {
+  int rank = 0;
+  bool cut = false;  // cut short (the rank was killed while writing it, in MPI_Init): said, not used
   Placement me;
   std::string xml, status;
 };
 
-// Throws on a damaged header; a spool cut short (a rank killed while writing it, in MPI_Init) is
-// said and skipped: the trace is still whole without it.
-std::optional<PlacementSpool> read_placement_spool(const fs::path& path, int ranks) {
+// Throws on a damaged header.
+PlacementSpool read_placement_spool(const fs::path& path, int ranks) {
   detail::PlacementSpoolHeader h;
   std::ifstream in = open_spool(path, h, "RPLPLACE", "placement spool");
   if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(Placement)) || h.ranks != ranks || h.rank < 0 ||
@@ -403,6 +404,7 @@ std::optional<PlacementSpool> read_placement_spool(const fs::path& path, int ran
         "bytes of XML, {} of status); this ripple reads version 1 with {}-byte records, for a run of {} ranks",
         path.string(), h.version, h.record_size, h.rank, h.ranks, h.xml_bytes, h.status_bytes, sizeof(Placement), ranks));
   PlacementSpool p;
+  p.rank = h.rank;
   p.xml.resize(static_cast<std::size_t>(h.xml_bytes));
   p.status.resize(static_cast<std::size_t>(h.status_bytes));
   in.read(reinterpret_cast<char*>(&p.me), sizeof p.me);
@@ -411,7 +413,8 @@ std::optional<PlacementSpool> read_placement_spool(const fs::path& path, int ran
   if (!in) {
     std::fprintf(stderr, "ripple trace recover: %s is cut short: rank %d's placement is missing\n", path.string().c_str(),
                  h.rank);
-    return std::nullopt;
+    p.cut = true;
+    return p;
   }
   p.me.host[sizeof p.me.host - 1] = '\0';  // never trust a file's strings to be terminated
   p.me.binding[sizeof p.me.binding - 1] = '\0';
@@ -427,10 +430,9 @@ std::string write_recovered_placement(hid_t file, const fs::path& dir, int ranks
   std::map<int, PlacementSpool> found;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".placement") continue;
-    detail::PlacementSpoolHeader h;
-    open_spool(entry.path(), h, "RPLPLACE", "placement spool");
-    if (found.contains(h.rank)) throw InputError(fmt::format("{}: two placement spools for rank {}", dir.string(), h.rank));
-    if (std::optional<PlacementSpool> p = read_placement_spool(entry.path(), ranks)) found.emplace(h.rank, std::move(*p));
+    PlacementSpool p = read_placement_spool(entry.path(), ranks);
+    if (found.contains(p.rank)) throw InputError(fmt::format("{}: two placement spools for rank {}", dir.string(), p.rank));
+    if (!p.cut) found.emplace(p.rank, std::move(p));
   }
   if (found.empty()) return {};
   std::vector<Placement> rows(static_cast<std::size_t>(ranks));
@@ -537,11 +539,11 @@ int recover(const std::string& input, const std::string& output) {
   if (file.get() < 0) throw InputError(fmt::format("cannot create '{}': check the directory is writable", out));
   // The file's blocks, asked for before HDF5 writes into them (ripple/common/file_space.hpp): a full
   // disk or a quota stops recover here, with the reason, instead of in the middle of the write.
-  // (HDF5 empties the file it creates, so the reservation comes after the create.) Counters and
-  // samples take about what their spools take.
+  // (HDF5 empties the file it creates, so the reservation comes after the create.) Counters,
+  // samples and topologies take about what their spools take.
   std::uintmax_t side_bytes = 0;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".counters" || entry.path().extension() == ".samples") side_bytes += entry.file_size();
+    if (entry.path().extension() != ".bin") side_bytes += entry.file_size();  // counters, samples, topology XML
   const auto need =
       static_cast<std::int64_t>(1.05 * static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes)) +
       (1 << 20);

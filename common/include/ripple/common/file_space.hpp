@@ -23,11 +23,11 @@ enum class ExistingFile {
 
 // Reserves `bytes` for the file at `path` (created if absent) without changing its size: a reader or
 // an HDF5 driver that looks at the size still sees what was there. The file-size limit is looked at
-// first. Where the file system cannot
-// reserve, the free space it reports is compared instead; where it reports no size at all (ramfs,
-// some FUSE and network file systems say 0 blocks), there is room as far as can be told. A path
-// that cannot be opened, or is not a regular file, is left to the writer, whose own create says
-// what it makes of it. A file emptied (Replace) and then refused is removed.
+// first. Where the file system cannot reserve, the free space it reports is compared instead; where
+// it reports no size at all (ramfs, some FUSE and network file systems say 0 blocks), there is room
+// as far as can be told. A path that cannot be opened, or is not a regular file, is left to the
+// writer, whose own create says what it makes of it. A file emptied (Replace) and then refused is
+// removed.
 SpaceCheck reserve_file_space(const std::string& path, std::int64_t bytes, ExistingFile existing);
 
 // Why this process may not write a file of `bytes` (its file-size limit, ulimit -f), or empty if it
