@@ -45,7 +45,8 @@ struct RankSpool {
   std::int64_t lost = 0;                               // records cut off at the end, unreadable or never written (/ranks/lost)
   std::int64_t damaged_blocks = 0;                     // versions 5, 6: event blocks skipped (never reached the disk, or damaged)
   double last_t_exit = 0;                              // seconds since its t0
-  std::vector<std::pair<double, std::int32_t>> marks;  // MPI_Pcontrol's time and iteration (version-1 samples)
+  bool needs_marks = false;                            // its sample spool is of version 1
+  std::vector<std::pair<double, std::int32_t>> marks;  // then: MPI_Pcontrol's time and iteration
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
   // second synchronisation).
   [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
@@ -507,6 +508,14 @@ int recover(const std::string& input, const std::string& output) {
   std::int64_t total = 0;
   const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);  // version-1 samples: this build's calls
   std::vector<Event> buffer(1 << 16);                                   // a round of events
+  // Iteration markers are kept only for ranks whose sample spool is of version 1, whose records get
+  // their iterations from them: otherwise memory would grow with every rank's markers.
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".samples") continue;
+    const SampleSpool samples = read_sample_spool(entry.path());
+    if (const auto it = spools.find(samples.header.rank); it != spools.end() && samples.header.version == 1)
+      it->second.needs_marks = true;
+  }
   for (int r = 0; r < ranks; ++r) {
     offset[static_cast<std::size_t>(r)] = total;
     const auto it = spools.find(r);
@@ -515,7 +524,7 @@ int recover(const std::string& input, const std::string& output) {
     read_events(s, buffer, [&](const Event* e, std::size_t n) {
       s.events += static_cast<std::int64_t>(n);
       s.last_t_exit = e[n - 1].t_exit;
-      for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t k = 0; s.needs_marks && k < n; ++k)
         if (e[k].call == pcontrol) s.marks.emplace_back(e[k].t_enter, e[k].iteration);
     });
     total += s.events;
