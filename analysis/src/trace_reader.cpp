@@ -65,9 +65,30 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// Rows [first, first + count) of the table `name` of `rows` rows (clipped to it), in the memory
+// type `mtype`: read by field name, so a file's own layout does not matter.
+template <class Row>
+std::vector<Row> read_rows(const std::string& path, const char* name, hid_t mtype, std::int64_t first, std::int64_t count,
+                           std::int64_t rows) {
+  first = std::clamp<std::int64_t>(first, 0, rows);
+  count = std::clamp<std::int64_t>(count, 0, rows - first);
+  std::vector<Row> out(static_cast<std::size_t>(count));
+  if (count == 0) return out;
+  H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path));
+  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), name, H5P_DEFAULT)));
+  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  const auto start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
+  RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr));
+  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
+  if (H5Dread(ds.get(), mtype, mem.get(), space.get(), H5P_DEFAULT, out.data()) < 0)
+    throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
+  return out;
+}
+
 }  // namespace
 
-TraceReader::TraceReader(const std::string& path, bool load_events) : path_(path) {
+TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path) {
   namespace sc = trace::schema;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   if (H5Fis_hdf5(path.c_str()) <= 0)
@@ -107,7 +128,7 @@ TraceReader::TraceReader(const std::string& path, bool load_events) : path_(path
     if (H5Tget_member_index(ftype.get(), f.name) < 0)
       throw InputError(fmt::format("{}: /events lacks the field '{}'", path, f.name));
   event_count_ = static_cast<std::int64_t>(n);
-  if (load_events) events_ = read_events(0, event_count_);
+  if (load_tables) events_ = read_events(0, event_count_);
 
   if (H5Lexists(file.get(), sc::kPlacement, H5P_DEFAULT) > 0) {
     if (length_of(file.get(), sc::kPlacement, path) != ranks)
@@ -125,7 +146,7 @@ TraceReader::TraceReader(const std::string& path, bool load_events) : path_(path
     }
   }
   read_counters(file.get(), path);
-  read_samples(file.get(), path);
+  check_samples(file.get(), path, load_tables);
   losses_.resize(ranks);
   const auto per_rank = [&](const char* name, std::int64_t Losses::*field) {
     if (H5Lexists(file.get(), name, H5P_DEFAULT) <= 0) return;  // older files: unknown
@@ -154,7 +175,7 @@ void TraceReader::read_counters(hid_t file, const std::string& path) {
     if (r < 0 || r >= ranks()) throw InputError(fmt::format("{}: a counter sample names rank {} of {}", path, r, ranks()));
 }
 
-void TraceReader::read_samples(hid_t file, const std::string& path) {
+void TraceReader::check_samples(hid_t file, const std::string& path, bool load) {
   namespace sc = trace::schema;
   if (H5Lexists(file, "/samples", H5P_DEFAULT) <= 0) return;
   H5Id group(RIPPLE_H5_CHECK(H5Gopen2(file, "/samples", H5P_DEFAULT)));
@@ -170,29 +191,23 @@ void TraceReader::read_samples(hid_t file, const std::string& path) {
   if (n > 0 && H5Dget_storage_size(ds.get()) < n * H5Tget_size(ftype.get()))
     throw InputError(
         fmt::format("{}: {} claims {} samples but stores fewer bytes (truncated or corrupted)", path, sc::kSamples, n));
-  samples_.resize(n);
-  H5Id mtype = trace::sample_h5_type();
-  if (n > 0 && H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, samples_.data()) < 0)
-    throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, sc::kSamples));
-  for (const auto& x : samples_)
-    if (x.rank < 0 || x.rank >= ranks()) throw InputError(fmt::format("{}: a sample names rank {} of {}", path, x.rank, ranks()));
+  sample_count_ = static_cast<std::int64_t>(n);
+  if (load) samples_ = read_samples(0, sample_count_);
+}
+
+std::vector<trace::SampleRecord> TraceReader::read_samples(std::int64_t first, std::int64_t count) const {
+  H5Id type = trace::sample_h5_type();
+  std::vector<trace::SampleRecord> out =
+      read_rows<trace::SampleRecord>(path_, trace::schema::kSamples, type.get(), first, count, sample_count_);
+  for (const auto& x : out)
+    if (x.rank < 0 || x.rank >= ranks())
+      throw InputError(fmt::format("{}: a sample names rank {} of {}", path_, x.rank, ranks()));
+  return out;
 }
 
 std::vector<trace::Event> TraceReader::read_events(std::int64_t first, std::int64_t count) const {
-  first = std::clamp<std::int64_t>(first, 0, event_count_);
-  count = std::clamp<std::int64_t>(count, 0, event_count_ - first);
-  std::vector<trace::Event> out(static_cast<std::size_t>(count));
-  if (count == 0) return out;
-  H5Id file(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path_));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), trace::schema::kEvents, H5P_DEFAULT)));
-  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
-  const hsize_t start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
-  RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr));
-  H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
-  H5Id mtype = trace::event_h5_type();
-  if (H5Dread(ds.get(), mtype.get(), mem.get(), space.get(), H5P_DEFAULT, out.data()) < 0)
-    throw InputError(fmt::format("{}: cannot read /events (truncated or corrupted file?)", path_));
+  H5Id type = trace::event_h5_type();
+  std::vector<trace::Event> out = read_rows<trace::Event>(path_, trace::schema::kEvents, type.get(), first, count, event_count_);
   for (const auto& e : out)
     if (e.rank < 0 || e.rank >= ranks())
       throw InputError(fmt::format("{}: an event names rank {} of {}", path_, e.rank, ranks()));

@@ -275,6 +275,17 @@ else:
     assert len(marks) > 10 and (mine["iteration"] == expected).all()
 PY
 done
+# info counts them piece by piece (64 Ki samples at a time), all of them.
+"$RIPPLE_BIN" trace info many.h5 --json > many.json && /usr/bin/python3 -c "
+import json
+d = json.load(open('many.json'))
+assert d['per_rank'][1]['memory_samples'] == 150000, d['per_rank'][1]
+" && pass "info counts 150 000 samples of one rank in pieces" || fail "info on many samples: $(head -c 300 many.json)"
+cp many.h5 'a "quoted" \ name.h5'
+"$RIPPLE_BIN" trace info 'a "quoted" \ name.h5' --json > quoted.json && /usr/bin/python3 -c "
+import json
+assert json.load(open('quoted.json'))['file'] == 'a \"quoted\" \\\\ name.h5'
+" && pass "info --json: a file name with quotes and a backslash stays valid JSON" || fail "info --json quoting: $(head -c 200 quoted.json)"
 # The same for counter samples: 150 000 in rank 1's counter spool come back each once, in order.
 rm -rf manyc.spool && cp -r crash.h5.spool manyc.spool
 /usr/bin/python3 - manyc.spool/rank-000001.counters <<'PY'

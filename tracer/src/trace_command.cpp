@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "json_text.hpp"
 #include "recover.hpp"
 #include "ripple/analysis/trace_reader.hpp"
 #include "ripple/common/error.hpp"
@@ -75,7 +76,7 @@ struct CallStats {
 };
 
 int info(const std::string& path, bool json) {
-  const analysis::TraceReader t(path, false);  // the events piece by piece: memory stays bounded
+  const analysis::TraceReader t(path, false);  // events and samples piece by piece: memory stays bounded
   std::vector<std::map<std::string, CallStats>> per_rank(static_cast<std::size_t>(t.ranks()));
   std::map<std::string, CallStats> total;
   std::vector<std::set<int>> iterations(static_cast<std::size_t>(t.ranks()));
@@ -99,13 +100,15 @@ int info(const std::string& path, bool json) {
   std::int64_t lost = 0;
   for (const auto l : t.rank_lost()) lost += l;
   std::vector<std::int64_t> samples(static_cast<std::size_t>(t.ranks())), counter_rows(static_cast<std::size_t>(t.ranks()));
-  for (const auto& x : t.samples()) ++samples[static_cast<std::size_t>(x.rank)];
+  for (std::int64_t at = 0; at < t.sample_count(); at += kPiece)
+    for (const auto& x : t.read_samples(at, kPiece)) ++samples[static_cast<std::size_t>(x.rank)];
   for (const auto r : t.counters().rank) ++counter_rows[static_cast<std::size_t>(r)];
   if (json) {
     std::string out = fmt::format(
         "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {:.9g}, "
         "\"sources\": {}, \"per_rank\": [",
-        path, t.ranks(), t.nodes(), t.event_count(), lost, t.event_count() == 0 ? 0.0 : last - first, t.sources());
+        detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost, t.event_count() == 0 ? 0.0 : last - first,
+        t.sources());
     for (int r = 0; r < t.ranks(); ++r) {
       const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
       out += fmt::format(
@@ -118,13 +121,13 @@ int info(const std::string& path, bool json) {
       if (!t.placement().empty()) {
         const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
         out += fmt::format("\"host\": \"{}\", \"node\": {}, \"binding\": \"{}\", \"core\": {}, \"package\": {}, \"numa\": {}, ",
-                           p.host, p.node, p.binding, p.core, p.package, p.numa);
+                           detail::json_escape(p.host), p.node, detail::json_escape(p.binding), p.core, p.package, p.numa);
       }
       out += "\"calls\": {";
       bool firstcall = true;
       for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)]) {
-        out += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {:.9g}, \"bytes\": {}}}", firstcall ? "" : ", ", name, s.count,
-                           s.seconds, s.bytes);
+        out += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {:.9g}, \"bytes\": {}}}", firstcall ? "" : ", ",
+                           detail::json_escape(name), s.count, s.seconds, s.bytes);
         firstcall = false;
       }
       out += "}}";

@@ -13,14 +13,18 @@ namespace ripple::analysis {
 
 class TraceReader {
 public:
-  // Throws ripple::InputError for a missing, foreign, corrupted or truncated file. With
-  // load_events false, /events is checked but not read (events() stays empty): read_events then
-  // reads it piece by piece, so that a large trace needs no more memory than one piece.
-  explicit TraceReader(const std::string& path, bool load_events = true);
+  // Throws ripple::InputError for a missing, foreign, corrupted or truncated file. With load_tables
+  // false, /events and /samples are checked but not read (events() and samples() stay empty):
+  // read_events and read_samples then read them piece by piece, so that a large trace needs no more
+  // memory than one piece.
+  explicit TraceReader(const std::string& path, bool load_tables = true);
   // Events [first, first + count) of /events (every rank's, in rank order; clipped to the table),
   // checked like the constructor's.
   [[nodiscard]] std::vector<trace::Event> read_events(std::int64_t first, std::int64_t count) const;
+  // Memory samples [first, first + count) of /samples/records, likewise.
+  [[nodiscard]] std::vector<trace::SampleRecord> read_samples(std::int64_t first, std::int64_t count) const;
   [[nodiscard]] std::int64_t event_count() const { return event_count_; }
+  [[nodiscard]] std::int64_t sample_count() const { return sample_count_; }
   [[nodiscard]] int ranks() const { return static_cast<int>(count_.size()); }
   [[nodiscard]] const std::vector<std::int64_t>& rank_offsets() const { return offset_; }
   [[nodiscard]] const std::vector<std::int64_t>& rank_counts() const { return count_; }
@@ -53,15 +57,16 @@ public:
   [[nodiscard]] const std::string& samples_status() const { return samples_status_; }
   [[nodiscard]] const std::vector<std::string>& sample_level_names() const { return level_names_; }
 
-  // Where each rank ran (empty for traces without it, such as recovered ones) and on how many nodes.
+  // Where each rank ran (empty for traces without it, such as ones recovered from older spools) and
+  // on how many nodes.
   [[nodiscard]] const std::vector<trace::Placement>& placement() const { return placement_; }
   [[nodiscard]] int nodes() const;
 
 private:
   void read_counters(std::int64_t file, const std::string& path);  // file: an hid_t (no hdf5.h here)
-  void read_samples(std::int64_t file, const std::string& path);
+  void check_samples(std::int64_t file, const std::string& path, bool load);
   std::string path_;
-  std::int64_t event_count_ = 0;
+  std::int64_t event_count_ = 0, sample_count_ = 0;
   std::vector<std::int64_t> offset_, count_, lost_;
   std::vector<Losses> losses_;
   std::vector<trace::Event> events_;
