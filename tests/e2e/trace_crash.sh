@@ -343,6 +343,19 @@ printf '\x09\x00\x00\x00' | dd of=farplace.spool/rank-000001.placement bs=1 seek
 set +e; "$RIPPLE_BIN" trace recover farplace.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "impossible placement spool header (version 1, 220-byte record, rank 9 of 4" err.txt \
   && pass "impossible placement spool: $(cat err.txt)" || fail "impossible placement spool rc=$rc $(cat err.txt)"
+# A placement spool whose header claims 1 GiB of XML it does not hold: taken as cut short (below),
+# without allocating the gigabyte.
+cp -r crash.h5.spool hugeplace.spool
+printf '\x00\x00\x00\x40\x00\x00\x00\x00' | dd of=hugeplace.spool/rank-000003.placement bs=1 seek=24 conv=notrunc status=none
+rss=$(/usr/bin/python3 - "$RIPPLE_BIN" <<'PY'
+import resource, subprocess, sys
+r = subprocess.run([sys.argv[1], "trace", "recover", "hugeplace.spool", "-o", "hugeplace.h5"], capture_output=True, text=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, of the recover alone
+assert r.returncode == 0 and "rank-000003.placement is cut short" in r.stderr, r.stderr
+assert rss < 200000, rss
+print(rss)
+PY
+) && pass "a placement spool claiming 1 GiB it lacks: cut short, $rss KiB resident" || fail "huge placement claim"
 # A placement spool cut short: said, that rank's row unknown, the rest recovered.
 cp -r crash.h5.spool cutplace.spool && truncate -s 100 cutplace.spool/rank-000002.placement
 "$RIPPLE_BIN" trace recover cutplace.spool -o cutplace.h5 > /dev/null 2> cutplace.txt \

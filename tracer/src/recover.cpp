@@ -406,15 +406,20 @@ PlacementSpool read_placement_spool(const fs::path& path, int ranks) {
         path.string(), h.version, h.record_size, h.rank, h.ranks, h.xml_bytes, h.status_bytes, sizeof(Placement), ranks));
   PlacementSpool p;
   p.rank = h.rank;
-  p.xml.resize(static_cast<std::size_t>(h.xml_bytes));
-  p.status.resize(static_cast<std::size_t>(h.status_bytes));
-  in.read(reinterpret_cast<char*>(&p.me), sizeof p.me);
-  in.read(p.xml.data(), static_cast<std::streamsize>(p.xml.size()));
-  in.read(p.status.data(), static_cast<std::streamsize>(p.status.size()));
-  if (!in) {
+  const auto whole = static_cast<std::uintmax_t>(sizeof h + sizeof p.me) + static_cast<std::uintmax_t>(h.xml_bytes) +
+                     static_cast<std::uintmax_t>(h.status_bytes);
+  p.cut = fs::file_size(path) < whole;  // then nothing is allocated for what is not there
+  if (!p.cut) {
+    p.xml.resize(static_cast<std::size_t>(h.xml_bytes));
+    p.status.resize(static_cast<std::size_t>(h.status_bytes));
+    in.read(reinterpret_cast<char*>(&p.me), sizeof p.me);
+    in.read(p.xml.data(), static_cast<std::streamsize>(p.xml.size()));
+    in.read(p.status.data(), static_cast<std::streamsize>(p.status.size()));
+  }
+  p.cut = p.cut || !in;
+  if (p.cut) {
     std::fprintf(stderr, "ripple trace recover: %s is cut short: rank %d's placement is missing\n", path.string().c_str(),
                  h.rank);
-    p.cut = true;
     return p;
   }
   p.me.host[sizeof p.me.host - 1] = '\0';  // never trust a file's strings to be terminated
