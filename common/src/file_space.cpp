@@ -41,7 +41,7 @@ std::string file_size_limit_refuses(std::int64_t bytes) {
 
 SpaceCheck reserve_file_space(const std::string& path, std::int64_t bytes, ExistingFile existing) {
   if (std::string limited = file_size_limit_refuses(bytes); !limited.empty()) return {false, false, std::move(limited)};
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
   if (fd < 0) return {};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // a device or a pipe: nothing to reserve, nothing to remove
@@ -65,10 +65,15 @@ SpaceCheck reserve_file_space(const std::string& path, std::int64_t bytes, Exist
   return check;
 }
 
-void release_unused_space(const std::string& path) {
+void release_unused_space(const std::string& path, std::int64_t at_least) {
+  // Opened, not stat()ed by name: opening makes a network file system (NFS) fetch the size the
+  // other writers left, where a cached one could be short. Truncating to its own size frees the
+  // blocks past the end (tested on ext4 and tmpfs); never below what the writer knows it wrote.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return;
   struct stat st {};
-  // Truncating to its own size frees the blocks past the end (tested on ext4 and tmpfs).
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) (void)::truncate(path.c_str(), st.st_size);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= at_least) (void)::ftruncate(fd, st.st_size);
+  ::close(fd);
 }
 
 }  // namespace ripple

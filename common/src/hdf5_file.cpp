@@ -84,12 +84,14 @@ void ParallelH5File::close() {
   // be closed before: MPI-IO files close "semi" strongly, and fail otherwise.
   // (HDF5 1.10 then keeps the file half torn down, and its own shutdown at MPI_Finalize may crash on
   // it: writers reserve the file's space before they start.)
+  haddr_t written = 0;  // the end of what HDF5 allocated in the file, before the close adds metadata
+  if (reserved_ && H5Fget_eoa(file_.get(), &written) < 0) written = 0;
   const bool closed = H5Fclose(file_.release()) >= 0;
   if (reserved_) {
     MPI_Barrier(comm_);  // every rank's data are in the file: what lies past its end is unused
     int rank = 0;
     MPI_Comm_rank(comm_, &rank);
-    if (rank == 0) release_unused_space(path_);
+    if (rank == 0) release_unused_space(path_, static_cast<std::int64_t>(written));
   }
   if (!closed) throw Error("cannot finish writing the HDF5 file (disk full, quota exceeded, or an object of it still open)");
 }

@@ -325,6 +325,17 @@ import h5py
 c = h5py.File('mixedc.h5', 'r')['/counters']
 assert 'values' not in c and b'different event lists' in c.attrs['values_missing'] and set(c['rank'][:]) == {0, 1, 2, 3}
 " && pass "counter spools of different event lists: recovered without values, why" || fail "recover of mixed counter lists"
+# Two sample or counter spools for one rank (a copy under another name): refused, not merged into
+# rows of nobody; other entries in the spool directory (a subdirectory, a dangling link) are ignored.
+for kind in samples counters; do
+  rm -rf twice.spool && cp -r crash.h5.spool twice.spool && cp "twice.spool/rank-000001.$kind" "twice.spool/copy.$kind"
+  set +e; "$RIPPLE_BIN" trace recover twice.spool -o twice.h5 2> err.txt; rc=$?; set -e
+  [ "$rc" -eq 2 ] && grep -q "two ${kind%s} spools for rank 1" err.txt && [ ! -e twice.h5 ] \
+    && pass "two $kind spools for one rank: refused, no file: $(cat err.txt)" || fail "two $kind spools: rc=$rc $(cat err.txt)"
+done
+rm -rf other.spool && cp -r crash.h5.spool other.spool && mkdir other.spool/notes.d && ln -s /nonexistent other.spool/gone.samples2
+"$RIPPLE_BIN" trace recover other.spool -o other.h5 > /dev/null 2> err.txt && "$RIPPLE_BIN" trace info other.h5 > /dev/null \
+  && pass "other entries in the spool directory: ignored" || fail "other entries in the spool directory: $(cat err.txt)"
 cp -r crash.h5.spool badcounters.spool && printf 'garbage, not a counter spool header, long enough' > badcounters.spool/rank-000001.counters
 set +e; "$RIPPLE_BIN" trace recover badcounters.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple counter spool" err.txt && pass "damaged counter spool: $(cat err.txt)" \

@@ -26,6 +26,15 @@ if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
   else
     fail "full disk: rc=$rc spool=${spooled:-none} $(grep 'ripple trace' full.txt | tail -3)"
   fi
+  # recover on that disk, with no byte free (the spool filled it): the reason, not "check the
+  # directory is writable" (HDF5 writes its first bytes in the create), and no file left.
+  set +e
+  "$RIPPLE_BIN" trace recover small/full.h5 > recover-none.txt 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq 1 ] && grep -q "cannot write 'small/full.h5': the file system refuses it .*No space left on device" recover-none.txt \
+    && [ ! -e small/full.h5 ] && pass "recover on a disk without a free byte: rc 1, the reason, no file" \
+    || fail "recover on a disk without a free byte: rc=$rc $(cat recover-none.txt)"
   # recover on that disk, given room for HDF5's first bytes but not for the file: refused before
   # HDF5 writes (HDF5 1.10 crashed in its cleanup at exit after a failed write: rc 139 before).
   mount -o remount,size=1m small
@@ -69,9 +78,9 @@ fi
 # (signal 11 in H5F__close_cb, on the file it failed to close): exit 0 or 139, never a hang.
 limited_run midwrite RIPPLE_TRACE_ROOM_CHECK=off
 if { [ "$rc" -eq 0 ] || [ "$rc" -eq 139 ]; } && grep -q "could not write .*midwrite.h5: HDF5 call" midwrite.txt \
-  && grep -q "every rank's events stay in" midwrite.txt && [ -d midwrite.h5.spool ]; then
+  && grep -q "every rank's events stay in" midwrite.txt && [ -d midwrite.h5.spool ] && [ ! -e midwrite.h5 ]; then
   "$RIPPLE_BIN" trace recover midwrite.h5 -o midwrite-recovered.h5 > /dev/null \
-    && pass "a write error in the middle of the write: no hang (rc=$rc), message, spool kept and recovered" \
+    && pass "a write error in the middle of the write: no hang (rc=$rc), message, the incomplete file removed, spool kept and recovered" \
     || fail "recover after a mid-write error"
 else
   fail "a write error in the middle of the write: rc=$rc (124: it hung) $(grep 'ripple trace' midwrite.txt | tail -2)"

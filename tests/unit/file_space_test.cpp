@@ -61,6 +61,28 @@ TEST_F(FileSpace, AReplacedFileIsEmptiedAndHoldsTheBlocksAtSizeZeroUntilTheUnuse
   EXPECT_EQ(back, std::string(static_cast<std::size_t>(kMiB), 'y'));
 }
 
+TEST_F(FileSpace, ANewFileTakesTheModeTheUmaskLeaves) {  // as HDF5's own create would (0666 less the umask)
+  const mode_t old = ::umask(002);
+  const SpaceCheck check = reserve_file_space(path_, kMiB, ExistingFile::Replace);
+  ::umask(old);
+  ASSERT_TRUE(check.room) << check.reason;
+  struct stat st {};
+  ASSERT_EQ(::stat(path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0664U);
+}
+
+TEST_F(FileSpace, AStaleShortSizeIsNeverCut) {
+  const SpaceCheck check = reserve_file_space(path_, 4 * kMiB, ExistingFile::Replace);
+  ASSERT_TRUE(check.room) << check.reason;
+  if (!check.reserved) GTEST_SKIP() << "the file system under " << root_ << " cannot reserve blocks";
+  std::ofstream(path_, std::ios::binary | std::ios::in | std::ios::out) << std::string(1000, 'z');
+  release_unused_space(path_, 5000);  // the writer knows of 5000 bytes: this size must be stale
+  EXPECT_GE(allocated_bytes(path_), 4 * kMiB);
+  release_unused_space(path_, 1000);
+  EXPECT_LT(allocated_bytes(path_), kMiB);
+  EXPECT_EQ(fs::file_size(path_), 1000U);
+}
+
 TEST_F(FileSpace, KeepLeavesWhatTheFileHolds) {
   std::ofstream(path_) << "header";
   const SpaceCheck check = reserve_file_space(path_, 4 * kMiB, ExistingFile::Keep);

@@ -39,7 +39,8 @@ struct State {
   bool threaded = false;
   int rank = 0, ranks = 1;
   std::string output, spool_dir, spool_path;
-  EventSpool spool;  // the ring's events on disk; written by flush() under write_mutex
+  bool output_replaced = false;  // MPI_Finalize's writer has replaced what was at `output`: a failed file goes
+  EventSpool spool;              // the ring's events on disk; written by flush() under write_mutex
   // Side spools beside the event spool, written by flush() like it: counter samples (queued in
   // counter_pending by sample_counters), the sampler's records (MemorySampler::spool_new) and the
   // clock map's pieces. Memory holds only what the next flush spools; MPI_Finalize reads them back.

@@ -243,6 +243,8 @@ void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<in
     if (entry.path().extension() != ".counters") continue;
     CounterSpool c = read_counter_spool(entry.path());
     if (!spools.contains(c.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
+    if (counters.contains(c.header.rank))
+      throw InputError(fmt::format("{}: two counter spools for rank {}", dir.string(), c.header.rank));
     total += c.rows;
     counters.emplace(c.header.rank, std::move(c));
   }
@@ -338,6 +340,8 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int
     if (entry.path().extension() != ".samples") continue;
     SampleSpool s = read_sample_spool(entry.path());
     if (!spools.contains(s.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
+    if (found.contains(s.header.rank))
+      throw InputError(fmt::format("{}: two sample spools for rank {}", dir.string(), s.header.rank));
     detail::SpoolRecords in;
     const std::int64_t rows = in.open(s.path.string(), s.data, sizeof(SampleRecord)) ? in.records() : 0;
     total += rows;
@@ -546,26 +550,43 @@ int recover(const std::string& input, const std::string& output) {
   const std::string out =
       output.empty() ? (dir.string().ends_with(".spool") ? dir.string().substr(0, dir.string().size() - 6) : dir.string() + ".h5")
                      : output;
+  // The file's blocks, asked for before HDF5 writes (ripple/common/file_space.hpp): a full disk or
+  // a quota stops recover here, with the reason, not in the middle of the write. HDF5's serial
+  // driver empties the file it creates, and writes its first bytes at once: the space is asked for
+  // before the create (the reason, if there is none) and reserved again after it. Counters, samples,
+  // clock maps and topologies take about what their spools take.
+  std::uintmax_t side_bytes = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const auto kind = entry.path().extension();
+    std::error_code ec;
+    if ((kind == ".counters" || kind == ".samples" || kind == ".placement" || kind == ".clock") && entry.is_regular_file(ec))
+      if (const std::uintmax_t bytes = entry.file_size(ec); !ec) side_bytes += bytes;
+  }
+  const auto need =
+      static_cast<std::int64_t>(1.05 * static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes)) +
+      (1 << 20);
+  const auto refused = [&](const SpaceCheck& space) {
+    return Error(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, space.reason, dir.string()));
+  };
+  if (const SpaceCheck space = reserve_file_space(out, need, ExistingFile::Replace); !space.room) throw refused(space);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
   RIPPLE_H5_CHECK(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST));
   H5Id file(H5Fcreate(out.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()));
+  // A file left half-written is no trace: it goes (with its blocks) when recover fails.
+  struct PartialFile {
+    H5Id& file;
+    const std::string& path;
+    bool done = false;
+    ~PartialFile() {
+      if (done) return;
+      file.reset();
+      std::error_code ec;
+      fs::remove(path, ec);
+    }
+  } partial{file, out};
   if (file.get() < 0) throw InputError(fmt::format("cannot create '{}': check the directory is writable", out));
-  // The file's blocks, asked for before HDF5 writes into them (ripple/common/file_space.hpp): a full
-  // disk or a quota stops recover here, with the reason, instead of in the middle of the write.
-  // (HDF5 empties the file it creates, so the reservation comes after the create.) Counters,
-  // samples and topologies take about what their spools take.
-  std::uintmax_t side_bytes = 0;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() != ".bin") side_bytes += entry.file_size();  // counters, samples, topology XML
-  const auto need =
-      static_cast<std::int64_t>(1.05 * static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes)) +
-      (1 << 20);
-  if (const SpaceCheck space = reserve_file_space(out, need, ExistingFile::Keep); !space.room) {
-    file.reset();
-    fs::remove(out);
-    throw Error(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, space.reason, dir.string()));
-  }
+  if (const SpaceCheck space = reserve_file_space(out, need, ExistingFile::Keep); !space.room) throw refused(space);
   namespace sc = schema;
   write_attribute(file.get(), "schema", std::string(sc::kSchema));
   write_attribute(file.get(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
@@ -629,6 +650,7 @@ int recover(const std::string& input, const std::string& output) {
   if (H5Fclose(file.release()) < 0)
     throw Error(
         fmt::format("cannot finish writing '{}' (disk full or an I/O error); the spools in {} are untouched", out, dir.string()));
+  partial.done = true;
   release_unused_space(out);
   std::printf("ripple trace recover: %lld events of %zu of %d ranks from %s -> %s\n", static_cast<long long>(total),
               spools.size(), ranks, dir.string().c_str(), out.c_str());

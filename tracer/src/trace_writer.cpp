@@ -314,6 +314,11 @@ std::vector<TickSegment> clock_pieces(const State& s) {
   return pieces;
 }
 
+// What a rank adds to the file beside its events, samples, counters and placement: its rows of the
+// per-rank tables (/ranks/offset, count, lost, the clock's offset, drift and error, the losses: 16
+// columns of 8 bytes at most) and its node's entry of /topology/xml_offset.
+constexpr std::int64_t kPerRankBytes = 17 * 8;
+
 // The bytes to reserve for a file whose data take `bytes` (its metadata's margin added), or 0 where
 // RIPPLE_TRACE_ROOM_CHECK=off (tests use it to reach the write errors the file itself meets).
 std::int64_t file_need(std::int64_t bytes) {
@@ -364,7 +369,7 @@ bool write(State& s) {
                                 SideSpool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord)).rows +
                             static_cast<std::int64_t>(counter_record_bytes(s)) *
                                 SideSpool(s.counter_spool_path, s.counter_data_offset, counter_record_bytes(s)).rows +
-                            static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement));
+                            static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement)) + kPerRankBytes;
   PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   const std::int64_t need = file_need(file_bytes);
   if (!size_limits_allow(s, need)) return false;
@@ -376,6 +381,7 @@ bool write(State& s) {
   ParallelH5File file;
   try {
     agreed([&] { chunk.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(total, 0, kRound))); });
+    s.output_replaced = true;  // from here on the path holds this run's file, or nothing
     agreed([&] { file = ParallelH5File::create(MPI_COMM_WORLD, s.output, need); });  // collective: every rank or none
   } catch (const std::exception& e) {
     if (s.rank == 0) std::fprintf(stderr, "ripple trace: %s\n", e.what());
@@ -482,11 +488,12 @@ void stop() {
       PMPI_Barrier(MPI_COMM_WORLD);
       if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
     } else if (s->rank == 0) {
-      std::fprintf(
-          stderr,
-          "ripple trace: %s is missing or incomplete; every rank's events stay in %s: make room (or lift the limit) and run "
-          "'ripple trace recover %s'\n",
-          s->output.c_str(), s->spool_dir.c_str(), s->output.c_str());
+      // An incomplete file is no trace, and its blocks are what recover will need: it goes.
+      if (s->output_replaced) ::unlink(s->output.c_str());
+      std::fprintf(stderr,
+                   "ripple trace: %s is missing (not written, or incomplete and removed); every rank's events stay in %s: make "
+                   "room (or lift the limit) and run 'ripple trace recover %s'\n",
+                   s->output.c_str(), s->spool_dir.c_str(), s->output.c_str());
     }
   }
   detail::stop_flusher(*s);

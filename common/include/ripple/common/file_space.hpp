@@ -34,7 +34,9 @@ SpaceCheck reserve_file_space(const std::string& path, std::int64_t bytes, Exist
 // may. A write beyond the limit would raise SIGXFSZ, which ends the process.
 std::string file_size_limit_refuses(std::int64_t bytes);
 
-// Gives back what a reservation holds beyond the end of the written file. Best effort.
-void release_unused_space(const std::string& path);
+// Gives back what a reservation holds beyond the end of the written file, unless the file looks
+// shorter than `at_least` bytes (what its writer knows it wrote): then a size is stale, and nothing
+// is cut. Best effort.
+void release_unused_space(const std::string& path, std::int64_t at_least = 0);
 
 }  // namespace ripple
