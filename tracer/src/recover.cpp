@@ -451,15 +451,15 @@ std::string write_recovered_placement(hid_t file, const fs::path& dir, int ranks
     rows[static_cast<std::size_t>(r)] = p.me;
     nodes = std::max(nodes, p.me.node + 1);
   }
+  std::vector<const std::string*> leader_xml(static_cast<std::size_t>(nodes), nullptr);  // the lowest leader's
+  for (const auto& [r, p] : found)
+    if (p.me.node_leader != 0 && leader_xml[static_cast<std::size_t>(p.me.node)] == nullptr)
+      leader_xml[static_cast<std::size_t>(p.me.node)] = &p.xml;
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(nodes) + 1, 0);
   std::string xml;
   for (int node = 0; node < nodes; ++node) {
     offsets[static_cast<std::size_t>(node)] = static_cast<std::int64_t>(xml.size());
-    for (const auto& [r, p] : found)
-      if (p.me.node == node && p.me.node_leader != 0) {
-        xml += p.xml;
-        break;
-      }
+    if (const std::string* doc = leader_xml[static_cast<std::size_t>(node)]) xml += *doc;
   }
   offsets.back() = static_cast<std::int64_t>(xml.size());
   H5Id type = placement_h5_type();
