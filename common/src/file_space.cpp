@@ -61,7 +61,7 @@ SpaceCheck reserve_file_space(const std::string& path, std::int64_t bytes, Exist
     check = {false, false,
              fmt::format("the file system refuses it the {:.1f} MiB it needs: {}", static_cast<double>(bytes) / 1048576.0,
                          std::strerror(error))};
-  if (!check.room && existing == ExistingFile::Replace) ::unlink(path.c_str());  // emptied already: not left behind
+  if (!check.room && existing == ExistingFile::Replace) remove_regular_file(path);  // emptied already: not left behind
   return check;
 }
 
@@ -74,6 +74,11 @@ void release_unused_space(const std::string& path, std::int64_t at_least) {
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= at_least) (void)::ftruncate(fd, st.st_size);
   ::close(fd);
+}
+
+void remove_regular_file(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
 }
 
 }  // namespace ripple

@@ -336,6 +336,13 @@ done
 rm -rf other.spool && cp -r crash.h5.spool other.spool && mkdir other.spool/notes.d && ln -s /nonexistent other.spool/gone.samples2
 "$RIPPLE_BIN" trace recover other.spool -o other.h5 > /dev/null 2> err.txt && "$RIPPLE_BIN" trace info other.h5 > /dev/null \
   && pass "other entries in the spool directory: ignored" || fail "other entries in the spool directory: $(cat err.txt)"
+# An output that is not a regular file is never removed when recover fails (it removed /dev/null).
+set +e; "$RIPPLE_BIN" trace recover crash.h5.spool -o /dev/null > /dev/null 2> err.txt; rc=$?; set -e
+if [ -c /dev/null ]; then
+  [ "$rc" -ne 0 ] && pass "recover -o /dev/null: rc $rc, /dev/null still there" || fail "recover -o /dev/null: rc=$rc"
+else
+  mknod -m 666 /dev/null c 1 3 && fail "recover -o /dev/null removed /dev/null (made again)"
+fi
 cp -r crash.h5.spool badcounters.spool && printf 'garbage, not a counter spool header, long enough' > badcounters.spool/rank-000001.counters
 set +e; "$RIPPLE_BIN" trace recover badcounters.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple counter spool" err.txt && pass "damaged counter spool: $(cat err.txt)" \

@@ -128,6 +128,21 @@ TEST_F(FileSpace, AFileSizeLimitBelowTheBytesIsRefusedBeforeAnyBlockIsAskedFor) 
   EXPECT_TRUE(fs::exists(path_));  // refused before it was emptied
 }
 
+TEST_F(FileSpace, OnlyARegularFileIsRemoved) {
+  std::ofstream(path_) << "failed output";
+  const std::string link = (root_ / "link.h5").string(), dir = (root_ / "dir.h5").string();
+  fs::create_symlink(path_, link);
+  fs::create_directory(dir);
+  remove_regular_file(link);
+  remove_regular_file(dir);
+  remove_regular_file("/dev/null");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_directory(dir));
+  EXPECT_TRUE(fs::exists("/dev/null"));
+  remove_regular_file(path_);
+  EXPECT_FALSE(fs::exists(path_));
+}
+
 TEST_F(FileSpace, APathThatIsNotARegularFileIsLeftToTheWriter) {
   const SpaceCheck check = reserve_file_space("/dev/null", 4 * kMiB, ExistingFile::Replace);
   EXPECT_TRUE(check.room);

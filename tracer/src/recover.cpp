@@ -581,8 +581,7 @@ int recover(const std::string& input, const std::string& output) {
     ~PartialFile() {
       if (done) return;
       file.reset();
-      std::error_code ec;
-      fs::remove(path, ec);
+      remove_regular_file(path);
     }
   } partial{file, out};
   if (file.get() < 0) throw InputError(fmt::format("cannot create '{}': check the directory is writable", out));

@@ -489,7 +489,7 @@ void stop() {
       if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
     } else if (s->rank == 0) {
       // An incomplete file is no trace, and its blocks are what recover will need: it goes.
-      if (s->output_replaced) ::unlink(s->output.c_str());
+      if (s->output_replaced) remove_regular_file(s->output);
       std::fprintf(stderr,
                    "ripple trace: %s is missing (not written, or incomplete and removed); every rank's events stay in %s: make "
                    "room (or lift the limit) and run 'ripple trace recover %s'\n",

@@ -39,4 +39,8 @@ std::string file_size_limit_refuses(std::int64_t bytes);
 // is cut. Best effort.
 void release_unused_space(const std::string& path, std::int64_t at_least = 0);
 
+// Removes the file at `path` if it is a regular file (a writer's failed output), and nothing else:
+// an output path may name /dev/null or a link.
+void remove_regular_file(const std::string& path);
+
 }  // namespace ripple
