@@ -9,69 +9,21 @@
 #include <vector>
 
 #include "event_blocks.hpp"
+#include "event_loops.hpp"
 
 namespace {
 using ripple::trace::Event;
 using namespace ripple::trace::detail;
-using ripple::trace::Call;
 
-constexpr std::int32_t call(Call c) { return static_cast<std::int32_t>(c); }
-
-// A 2-rank ping-pong's events on one rank: Send and Recv alternating, the same fields every time.
-void ping_pong(std::vector<Event>& ring) {
-  double t = 1e9;
-  for (std::size_t k = 0; k < ring.size(); ++k) {
-    Event& e = ring[k];
-    e.call = k % 2 == 0 ? call(Call::MPI_Send) : call(Call::MPI_Recv);
-    e.peer = 1;
-    e.tag = 0;
-    e.comm = 0;
-    e.bytes = e.extent = 8;
-    e.count = 1;
-    e.buffer = 0x7ffd00001000;
-    e.call_site = k % 2 == 0 ? 0x401234 : 0x401250;
-    e.same_node = 1;
-    e.iteration = static_cast<std::int32_t>(k / 1000);
-    t += 500 + static_cast<double>((k * 7919) % 97);
-    e.t_enter = t;
-    t += 200 + static_cast<double>((k * 104729) % 53);
-    e.t_exit = t;
-  }
-}
-
-// A 2D stencil's halo exchange on one rank: per iteration Irecv and Isend to each of four
-// neighbours (each its own peer, buffer and request) and a Waitall of the eight.
+// A ring of a loop's events (tests/support/event_loops.hpp: the events the unit tests hold to their
+// byte counts): a 2-rank ping-pong's on one rank, Send and Recv alternating with the same fields;
+// and a 2D stencil's halo exchange, Irecv and Isend to each of four neighbours (each its own peer,
+// buffer and request) and a Waitall.
+void ping_pong(std::vector<Event>& ring) { ring = ripple::trace::test_events::ping_pong(ring.size()); }
 void halo_exchange(std::vector<Event>& ring) {
-  constexpr std::int32_t peers[4] = {3, 5, 0, 8};
-  double t = 1e9;
-  std::int64_t request = 0;
-  for (std::size_t k = 0; k < ring.size(); ++k) {
-    Event& e = ring[k];
-    const std::size_t step = k % 9, iteration = k / 9;
-    const std::size_t n = step % 4;
-    e.iteration = static_cast<std::int32_t>(iteration);
-    e.comm = 0;
-    e.rank = 4;
-    if (step < 8) {
-      e.call = step < 4 ? call(Call::MPI_Irecv) : call(Call::MPI_Isend);
-      e.peer = peers[n];
-      e.tag = static_cast<std::int32_t>(n);
-      e.bytes = e.extent = n < 2 ? 8 * 1024 : 8 * 1026;  // rows, columns
-      e.count = static_cast<std::int32_t>(e.bytes / 8);
-      e.buffer = 0x7f0000000000 + (step < 4 ? 0 : 0x100000) + 0x10000 * n;
-      e.request = request++;
-      e.same_node = 1;
-      e.call_site = 0x401000 + 0x20 * step;
-    } else {
-      e.call = call(Call::MPI_Waitall);
-      e.count = 8;
-      e.call_site = 0x401200;
-    }
-    t += step == 0 ? 40000 : 80 + static_cast<double>((k * 7919) % 31);
-    e.t_enter = t;
-    t += step == 8 ? 3000 + static_cast<double>((k * 104729) % 997) : 60 + static_cast<double>(k % 11);
-    e.t_exit = t;
-  }
+  const std::size_t n = ring.size();
+  ring = ripple::trace::test_events::halo_exchange(n / 9 + 1, 4);  // 9 events per iteration
+  ring.resize(n);
 }
 
 template <void (*Make)(std::vector<Event>&)>

@@ -87,7 +87,9 @@ TEST_F(FileSpace, KeepLeavesWhatTheFileHolds) {
   std::ofstream(path_) << "header";
   const SpaceCheck check = reserve_file_space(path_, 4 * kMiB, ExistingFile::Keep);
   ASSERT_TRUE(check.room) << check.reason;
-  if (check.reserved) EXPECT_GE(allocated_bytes(path_), 4 * kMiB);
+  if (check.reserved) {
+    EXPECT_GE(allocated_bytes(path_), 4 * kMiB);
+  }
   std::ifstream in(path_);
   std::string text;
   in >> text;
