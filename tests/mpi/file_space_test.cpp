@@ -47,12 +47,16 @@ TEST(FileSpaceParallel, AReservationOutlivesTheCollectiveCreateAndWriteAndTheRes
   for (hsize_t k = 0; k < kPerRank; ++k) mine[k] = static_cast<double>(rank) * 1e6 + static_cast<double>(k);
   {
     ParallelH5File file = ParallelH5File::create(MPI_COMM_WORLD, path, kReserved);
-    if (rank == 0) EXPECT_GE(allocated_bytes(path), kReserved) << "HDF5's create gave the reservation away";
+    if (rank == 0) {
+      EXPECT_GE(allocated_bytes(path), kReserved) << "HDF5's create gave the reservation away";
+    }
     H5Id ds = create_dataset(file.id(), "/x", {static_cast<hsize_t>(ranks) * kPerRank});
     write_block(file, ds.get(), {static_cast<hsize_t>(rank) * kPerRank}, {kPerRank}, mine.data());
     ds.reset();
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) EXPECT_GE(allocated_bytes(path), kReserved) << "the writes gave the reservation away";
+    if (rank == 0) {
+      EXPECT_GE(allocated_bytes(path), kReserved) << "the writes gave the reservation away";
+    }
     file.close();
   }
   if (rank == 0) {
@@ -84,8 +88,12 @@ TEST(FileSpaceParallel, ASpaceTheFileSystemRefusesIsAnErrorOnEveryRankAndLeavesN
     what = e.what();
   }
   EXPECT_NE(what.find(std::string("cannot write '") + name + "'"), std::string::npos) << what;
-  if (rank == 0) EXPECT_NE(what.find("the file system refuses it"), std::string::npos) << what;
-  if (rank == 0) EXPECT_NE(::access(name, F_OK), 0);
+  if (rank == 0) {
+    EXPECT_NE(what.find("the file system refuses it"), std::string::npos) << what;
+  }
+  if (rank == 0) {
+    EXPECT_NE(::access(name, F_OK), 0);
+  }
 }
 
 }  // namespace

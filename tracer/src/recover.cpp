@@ -562,9 +562,7 @@ int recover(const std::string& input, const std::string& output) {
     if ((kind == ".counters" || kind == ".samples" || kind == ".placement" || kind == ".clock") && entry.is_regular_file(ec))
       if (const std::uintmax_t bytes = entry.file_size(ec); !ec) side_bytes += bytes;
   }
-  const auto need =
-      static_cast<std::int64_t>(1.05 * static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes)) +
-      (1 << 20);
+  const std::int64_t need = hdf5_file_bytes(static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes));
   const auto refused = [&](const SpaceCheck& space) {
     return Error(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, space.reason, dir.string()));
   };

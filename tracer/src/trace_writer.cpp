@@ -324,7 +324,7 @@ constexpr std::int64_t kPerRankBytes = 17 * 8;
 std::int64_t file_need(std::int64_t bytes) {
   const char* check = std::getenv("RIPPLE_TRACE_ROOM_CHECK");
   if (check != nullptr && std::string(check) == "off") return 0;  // on this rank: the ranks still agree
-  return static_cast<std::int64_t>(1.05 * static_cast<double>(bytes)) + (1 << 20);
+  return hdf5_file_bytes(static_cast<double>(bytes));
 }
 
 // Whether every rank's file-size limit (ulimit -f) allows the file: any rank may be an MPI-IO

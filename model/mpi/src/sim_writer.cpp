@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ripple/common/error.hpp"
+#include "ripple/common/file_space.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/model/sim_schema.hpp"
 
@@ -20,12 +21,11 @@ SimWriter::SimWriter(MPI_Comm comm, const SimConfig& cfg, const Provenance& prov
       throw InputError(fmt::format("[output] file '{}' exists: pass --force to overwrite it or choose another name", path));
   });
   // The file's space is reserved before HDF5 writes (a full disk or a quota is then an error here, not
-  // half-way through the run): the datasets below, the configuration, and a margin for metadata.
+  // half-way through the run): the datasets below and the configuration.
   const double data_bytes = 8.0 * (static_cast<double>(times) * static_cast<double>(cfg.model.oscillators + 2) +
                                    static_cast<double>(cfg.model.oscillators)) +
                             static_cast<double>(cfg.resolved_toml.size());
-  const auto reserve = static_cast<std::int64_t>(1.05 * data_bytes) + (1 << 20);
-  run_collectively(comm, [&] { file_ = ParallelH5File::create(comm, path, reserve); });
+  run_collectively(comm, [&] { file_ = ParallelH5File::create(comm, path, hdf5_file_bytes(data_bytes)); });
   const hid_t root = file_.id();
   write_attribute(root, s::kSchemaAttr, std::string(s::kSchema));
   write_attribute(root, s::kVersionAttr, static_cast<std::int64_t>(s::kVersion));

@@ -15,6 +15,10 @@ struct SpaceCheck {
   std::string reason;
 };
 
+// The bytes to ask for an HDF5 file whose datasets hold `data_bytes`: with a margin for its metadata
+// (object headers, attributes, the superblock), 5 % and 1 MiB.
+constexpr std::int64_t hdf5_file_bytes(double data_bytes) { return static_cast<std::int64_t>(1.05 * data_bytes) + (1 << 20); }
+
 // What to do with a file already at `path`.
 enum class ExistingFile {
   Replace,  // empty it first (as creating it would): its blocks count as free
