@@ -31,6 +31,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The spool directory's files by kind (extension), listed once: everything but directories (a
+// dangling link named like a spool is read, and refused with why).
+class SpoolFiles {
+public:
+  explicit SpoolFiles(const fs::path& dir) {
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      std::error_code ec;
+      if (!entry.is_directory(ec)) by_kind_[entry.path().extension().string()].push_back(entry.path());
+    }
+  }
+  [[nodiscard]] const std::vector<fs::path>& of(const std::string& kind) const {
+    static const std::vector<fs::path> none;
+    const auto it = by_kind_.find(kind);
+    return it == by_kind_.end() ? none : it->second;
+  }
+
+private:
+  std::map<std::string, std::vector<fs::path>> by_kind_;
+};
+
 // A rank's event spool. Its events are read in rounds (read_events), twice: to count them, then to
 // write them, so that recover's memory stays bounded whatever the spools hold.
 struct RankSpool {
@@ -236,12 +256,11 @@ H5Id create_rows(hid_t file, const char* name, hid_t type, hsize_t rows, hsize_t
 // /counters as MPI_Finalize writes it, from the counter spools, times on rank 0's clock like events;
 // read and written in rounds of 64 Ki samples, rank after rank, so that memory does not grow with
 // the spools.
-void write_recovered_counters(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools) {
+void write_recovered_counters(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools) {
   std::map<int, CounterSpool> counters;
   std::int64_t total = 0;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".counters") continue;
-    CounterSpool c = read_counter_spool(entry.path());
+  for (const fs::path& path : files.of(".counters")) {
+    CounterSpool c = read_counter_spool(path);
     if (!spools.contains(c.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
     if (counters.contains(c.header.rank))
       throw InputError(fmt::format("{}: two counter spools for rank {}", dir.string(), c.header.rank));
@@ -333,12 +352,12 @@ SampleSpool read_sample_spool(const fs::path& path) {
 // the rank's recovered iteration markers (MPI_Pcontrol events; version-1 sample spools come with
 // event spools of versions 1 to 3, whose calls are this build's), which needs the rank's records
 // sorted by time, in memory.
-void write_recovered_samples(hid_t file, const fs::path& dir, const std::map<int, RankSpool>& spools, int ranks) {
+void write_recovered_samples(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools,
+                             int ranks) {
   std::map<int, std::pair<SampleSpool, std::int64_t>> found;  // and its whole records, counted now
   std::int64_t total = 0;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".samples") continue;
-    SampleSpool s = read_sample_spool(entry.path());
+  for (const fs::path& path : files.of(".samples")) {
+    SampleSpool s = read_sample_spool(path);
     if (!spools.contains(s.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
     if (found.contains(s.header.rank))
       throw InputError(fmt::format("{}: two sample spools for rank {}", dir.string(), s.header.rank));
@@ -436,11 +455,10 @@ PlacementSpool read_placement_spool(const fs::path& path, int ranks) {
 // /ranks/placement and /topology as MPI_Finalize writes them, from the placement spools (ranks
 // without one get a row of unknowns, nodes whose leader has none an empty document). Returns hwloc's
 // status as the lowest such rank saw it, or empty where no spool holds a placement (older runs).
-std::string write_recovered_placement(hid_t file, const fs::path& dir, int ranks) {
+std::string write_recovered_placement(hid_t file, const fs::path& dir, const SpoolFiles& files, int ranks) {
   std::map<int, PlacementSpool> found;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".placement") continue;
-    PlacementSpool p = read_placement_spool(entry.path(), ranks);
+  for (const fs::path& path : files.of(".placement")) {
+    PlacementSpool p = read_placement_spool(path, ranks);
     if (found.contains(p.rank)) throw InputError(fmt::format("{}: two placement spools for rank {}", dir.string(), p.rank));
     if (!p.cut) found.emplace(p.rank, std::move(p));
   }
@@ -479,9 +497,9 @@ int recover(const std::string& input, const std::string& output) {
     throw InputError(fmt::format("{}: neither a spool directory nor a trace with a .spool beside it", input));
   std::map<int, RankSpool> spools;
   int ranks = -1;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".bin") continue;
-    RankSpool s = read_spool(entry.path());
+  const SpoolFiles files(dir);
+  for (const fs::path& path : files.of(".bin")) {
+    RankSpool s = read_spool(path);
     if (ranks >= 0 && s.header.ranks != ranks)
       throw InputError(
           fmt::format("{}: spools disagree on the number of ranks ({} and {})", dir.string(), ranks, s.header.ranks));
@@ -519,9 +537,8 @@ int recover(const std::string& input, const std::string& output) {
   std::vector<Event> buffer(1 << 16);                                   // a round of events
   // Iteration markers are kept only for ranks whose sample spool is of version 1, whose records get
   // their iterations from them: otherwise memory would grow with every rank's markers.
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".samples") continue;
-    const SampleSpool samples = read_sample_spool(entry.path());
+  for (const fs::path& path : files.of(".samples")) {
+    const SampleSpool samples = read_sample_spool(path);
     if (const auto it = spools.find(samples.header.rank); it != spools.end() && samples.header.version == 1)
       it->second.needs_marks = true;
   }
@@ -556,12 +573,11 @@ int recover(const std::string& input, const std::string& output) {
   // before the create (the reason, if there is none) and reserved again after it. Counters, samples,
   // clock maps and topologies take about what their spools take.
   std::uintmax_t side_bytes = 0;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const auto kind = entry.path().extension();
-    std::error_code ec;
-    if ((kind == ".counters" || kind == ".samples" || kind == ".placement" || kind == ".clock") && entry.is_regular_file(ec))
-      if (const std::uintmax_t bytes = entry.file_size(ec); !ec) side_bytes += bytes;
-  }
+  for (const char* kind : {".counters", ".samples", ".placement", ".clock"})
+    for (const fs::path& path : files.of(kind)) {
+      std::error_code ec;
+      if (const std::uintmax_t bytes = fs::file_size(path, ec); !ec) side_bytes += bytes;
+    }
   const std::int64_t need = hdf5_file_bytes(static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes));
   const auto refused = [&](const SpaceCheck& space) {
     return Error(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, space.reason, dir.string()));
@@ -600,7 +616,7 @@ int recover(const std::string& input, const std::string& output) {
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
   write_attribute(file.get(), "call_names", call_names);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  const std::string hwloc = write_recovered_placement(file.get(), dir, ranks);
+  const std::string hwloc = write_recovered_placement(file.get(), dir, files, ranks);
   write_attribute(file.get(), sc::kSourcesAttr,
                   "{\"mpi\": \"active (recovered)\", \"counters\": \"recovered from the counter spools where there "
                   "were any (see /counters)\", \"perf\": \"recovered from the sample spools where there were any (see "
@@ -638,8 +654,8 @@ int recover(const std::string& input, const std::string& output) {
       throw InputError(fmt::format("{}: changed while it was read ({} events, then {})", s.path.string(), s.events, done));
   }
   events.reset();
-  write_recovered_counters(file.get(), dir, spools);
-  write_recovered_samples(file.get(), dir, spools, ranks);
+  write_recovered_counters(file.get(), dir, files, spools);
+  write_recovered_samples(file.get(), dir, files, spools, ranks);
   // Closed here, every object of it first (HDF5 closes a file with objects still open only when the
   // last of them goes, and an error then would be lost): a failed close is a failed recover.
   type.reset();
