@@ -25,6 +25,7 @@
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
 #include "spool_reader.hpp"
+#include "trace_file_guard.hpp"
 
 namespace ripple::trace {
 namespace {
@@ -33,45 +34,50 @@ using detail::g_state;
 using detail::json_escape;
 using detail::State;
 
-// An I/O error can show on some ranks only: the MPI-IO aggregator that met a full disk or a file-size
-// limit gets it, the others do not. A rank that stopped there while the others went on into HDF5's
-// next collective would leave them waiting in it forever (seen with a file-size limit on rank 0). So
-// every HDF5 step of the write is followed by an agreement: if it failed anywhere, every rank throws
-// the same AgreedError at the same point and unwinds (objects, then the file) in step.
-[[noreturn]] void h5_disagreed(bool here, const char* call) {
-  throw AgreedError(std::string("HDF5 call ") + call + " failed on " + (here ? "this rank" : "another rank"),
-                    Error::Kind::Runtime);
-}
-bool h5_all(bool ok) {
-  int all = ok ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all != 0;
-}
-// A call that creates an object: where it worked but failed elsewhere, the object is closed again
-// before the throw (an open object would make this rank's H5Fclose refuse at once, while the failing
-// rank waits in its collective close).
-hid_t h5_agreed_id(hid_t id, const char* call) {
-  if (!h5_all(id >= 0)) {
-    if (id >= 0) H5Id{id}.reset();
-    h5_disagreed(id < 0, call);
-  }
-  return id;
-}
-void h5_agreed(herr_t status, const char* call) {
-  if (!h5_all(status >= 0)) h5_disagreed(status < 0, call);
-}
-#define RIPPLE_H5_AGREED_ID(call) h5_agreed_id((call), #call)
-#define RIPPLE_H5_AGREED(call) h5_agreed((call), #call)
-
-// A helper of several HDF5 calls (attributes, provenance, the file's creation), agreed on as a whole.
+// A helper of several HDF5 calls (attributes, provenance, the file's creation), agreed on as a whole:
+// if it failed anywhere, every rank throws the same AgreedError at the same point and unwinds
+// (objects, then the file) in step. From then on the file's writes are discarded on every rank
+// (trace_file_guard.hpp), so that HDF5 closes it cleanly; the incomplete file is removed.
 template <class Step>
 void agreed(Step&& step) {
-  run_collectively(MPI_COMM_WORLD, std::forward<Step>(step));
+  try {
+    run_collectively(MPI_COMM_WORLD, std::forward<Step>(step));
+  } catch (const AgreedError&) {
+    discard_trace_file_writes();
+    throw;
+  }
 }
 template <class Value>
 void agreed_attribute(hid_t obj, const std::string& name, const Value& value) {
   agreed([&] { write_attribute(obj, name, value); });
 }
+
+// An I/O error shows on some ranks only (the MPI-IO aggregator that met a full disk or a file-size
+// limit): a rank that stopped there while the others went on into HDF5's next collective would leave
+// them waiting in it forever. The wrappers keep such errors from HDF5 (trace_file_guard.hpp), and
+// every HDF5 step of the write is followed by this agreement on its result and on the file's writes.
+void h5_agreed(bool ok, const char* call) {
+  agreed([&] {
+    const int rank = g_state->rank;
+    if (*trace_file_error() != '\0')
+      throw Error("rank " + std::to_string(rank) + " could not write to the file: " + trace_file_error());
+    if (!ok) throw Error(std::string("HDF5 call ") + call + " failed on rank " + std::to_string(rank));
+  });
+}
+// A call that creates an object: where it worked but failed elsewhere, the object is closed again
+// before the throw (an open object would make this rank's H5Fclose refuse at once, while the failing
+// rank waits in its collective close).
+hid_t h5_agreed_id(hid_t id, const char* call) {
+  try {
+    h5_agreed(id >= 0, call);
+  } catch (const AgreedError&) {
+    if (id >= 0) H5Id{id}.reset();
+    throw;
+  }
+  return id;
+}
+#define RIPPLE_H5_AGREED_ID(call) h5_agreed_id((call), #call)
+#define RIPPLE_H5_AGREED(call) h5_agreed((call) >= 0, #call)
 
 // Local HDF5 calls (dataspaces, selections, types) run inside agreed steps too: a rank whose local
 // call failed must not skip the collective call that follows while the others wait in it.
@@ -387,6 +393,12 @@ bool write(State& s) {
     if (s.rank == 0) std::fprintf(stderr, "ripple trace: %s\n", e.what());
     return false;
   }
+  void* handle = nullptr;  // the MPI-IO driver's MPI_File, whose write errors are kept from HDF5
+  agreed([&] {
+    if (H5Fget_vfd_handle(file.id(), H5P_DEFAULT, &handle) < 0 || handle == nullptr)
+      throw Error("HDF5 gives no MPI-IO handle of the file");
+  });
+  watch_trace_file(*static_cast<MPI_File*>(handle));
   namespace sc = schema;
   agreed_attribute(file.id(), "schema", std::string(sc::kSchema));
   agreed_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
@@ -447,6 +459,7 @@ bool write(State& s) {
   type.reset();
   ranks_group.reset();
   file.close();
+  h5_agreed(true, "H5Fclose");  // the close's own writes (metadata, by some ranks only)
   return true;
 }
 
@@ -477,6 +490,7 @@ void stop() {
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ripple trace: rank %d could not write %s: %s\n", s->rank, s->output.c_str(), e.what());
     }
+    unwatch_trace_file();  // closed: MPI-IO's calls are the application's again
     // The spools go only once every rank's part is in the file: a full disk must not lose the trace.
     PMPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (written != 0) {

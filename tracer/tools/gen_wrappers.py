@@ -53,6 +53,15 @@ def wrapper(f):
         body.append(f"  ripple::trace::stop();")
         body.append(f"  return {call};")
     else:
+        if kind == "file_write":  # the tracer's own trace file, while it writes it: trace_file_guard.hpp
+            body.append(f"  if (ripple::trace::is_trace_file({roles['file']})) [[unlikely]]")
+            if "status" in roles:
+                st = roles["status"]
+                inner = ", ".join("ripple_st" if a == st else a for a in f["args"])
+                body.append(f"    return ripple::trace::trace_file_write([&](MPI_Status* ripple_st) {{ return P{name}({inner}); }}, "
+                            f"{st}, {roles['count']}, {roles['type']});")
+            else:
+                body.append(f"    return ripple::trace::trace_file_change([&] {{ return {call}; }});")
         body.append(f"  ripple::trace::Scope scope(ripple::trace::Call::{name}, __builtin_return_address(0));")
         if kind == "abort":  # PMPI_Abort does not return: record the call, spool everything, then abort
             body.append(f"  if (scope.recording()) scope.comm({roles['comm']});")
@@ -193,7 +202,7 @@ def main():
         f.write("RIPPLE_CALL(completion)  // one per request a completion call completed\n")
     with open(f"{out}/wrappers.cpp", "w") as f:
         f.write("// Generated from tracer/mpi_functions.txt by gen_wrappers.py. Do not edit.\n")
-        f.write('#include <mpi.h>\n\n#include "recorder.hpp"\n\n')
+        f.write('#include <mpi.h>\n\n#include "recorder.hpp"\n#include "trace_file_guard.hpp"\n\n')
         for fn in functions:
             f.write(wrapper(fn) + "\n")
 
