@@ -15,13 +15,28 @@
 namespace ripple::analysis {
 namespace {
 
-// A 1-D dataset's length, after checking it exists and is 1-D.
-hsize_t length_of(hid_t file, const char* name, const std::string& path) {
+// An HDF5 call on the file being read, about `what`: where it fails, the file is at fault (damaged,
+// or not what it claims to be), and the message says so, with its name.
+template <class Id>
+Id from_file(Id id, const std::string& path, const char* what) {
+  if (id < 0) throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, what));
+  return id;
+}
+// The dataset or group `name` of the file, which must be there.
+H5Id open_dataset(hid_t file, const char* name, const std::string& path) {
   if (H5Lexists(file, "/ranks", H5P_DEFAULT) <= 0 && std::strncmp(name, "/ranks/", 7) == 0)
     throw InputError(fmt::format("{}: group /ranks is missing", path));
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) throw InputError(fmt::format("{}: dataset {} is missing", path, name));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT)));
-  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  return H5Id(from_file(H5Dopen2(file, name, H5P_DEFAULT), path, name));
+}
+H5Id open_group(hid_t file, const char* name, const std::string& path) {
+  return H5Id(from_file(H5Gopen2(file, name, H5P_DEFAULT), path, name));
+}
+
+// A 1-D dataset's length, after checking it exists and is 1-D.
+hsize_t length_of(hid_t file, const char* name, const std::string& path) {
+  H5Id ds = open_dataset(file, name, path);
+  H5Id space(from_file(H5Dget_space(ds.get()), path, name));
   if (H5Sget_simple_extent_ndims(space.get()) != 1) throw InputError(fmt::format("{}: dataset {} is not 1-D", path, name));
   hsize_t n = 0;
   H5Sget_simple_extent_dims(space.get(), &n, nullptr);
@@ -30,8 +45,8 @@ hsize_t length_of(hid_t file, const char* name, const std::string& path) {
 
 std::vector<std::int64_t> read_int64(hid_t file, const char* name, hsize_t expected, const std::string& path) {
   if (length_of(file, name, path) != expected) throw InputError(fmt::format("{}: dataset {} has the wrong length", path, name));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT)));
-  H5Id type(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  H5Id ds = open_dataset(file, name, path);
+  H5Id type(from_file(H5Dget_type(ds.get()), path, name));
   if (H5Tget_class(type.get()) != H5T_INTEGER) throw InputError(fmt::format("{}: dataset {} is not integer", path, name));
   std::vector<std::int64_t> v(expected);
   if (expected > 0 && H5Dread(ds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
@@ -39,17 +54,26 @@ std::vector<std::int64_t> read_int64(hid_t file, const char* name, hsize_t expec
   return v;
 }
 
+// Per-rank counts (events lost, samples dropped, ...): none negative but -1 where `unknown` may be
+// said, and the sum of the known ones an int64.
+void check_counts(const std::vector<std::int64_t>& counts, const char* name, const std::string& path, bool unknown) {
+  std::int64_t sum = 0;
+  for (const std::int64_t c : counts)
+    if ((c < 0 && !(unknown && c == -1)) || (c > 0 && __builtin_add_overflow(sum, c, &sum)))
+      throw InputError(fmt::format("{}: {} holds an impossible count ({})", path, name, c));
+}
+
 // A numeric 1-D (or, with `width`, [n, width]) dataset of length n, converted to T.
 template <class T>
 std::vector<T> read_column(hid_t file, const char* name, hid_t mem_type, hsize_t n, hsize_t width, const std::string& path) {
-  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT)));
-  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  H5Id ds = open_dataset(file, name, path);
+  H5Id space(from_file(H5Dget_space(ds.get()), path, name));
   const int rank = H5Sget_simple_extent_ndims(space.get());
   hsize_t dims[2] = {0, 0};
   if (rank != (width > 0 ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || dims[0] != n ||
       (width > 0 && dims[1] != width))
     throw InputError(fmt::format("{}: dataset {} has the wrong shape", path, name));
-  H5Id type(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  H5Id type(from_file(H5Dget_type(ds.get()), path, name));
   const H5T_class_t cls = H5Tget_class(type.get());
   if (cls != H5T_INTEGER && cls != H5T_FLOAT) throw InputError(fmt::format("{}: dataset {} is not numeric", path, name));
   std::vector<T> v(n * std::max<hsize_t>(width, 1));
@@ -76,8 +100,8 @@ std::vector<Row> read_rows(const std::string& path, const char* name, hid_t mtyp
   if (count == 0) return out;
   H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path));
-  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), name, H5P_DEFAULT)));
-  H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  H5Id ds = open_dataset(file.get(), name, path);
+  H5Id space(from_file(H5Dget_space(ds.get()), path, name));
   const auto start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
   RIPPLE_H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr));
   H5Id mem(RIPPLE_H5_CHECK(H5Screate_simple(1, &n, nullptr)));
@@ -112,15 +136,16 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   const hsize_t n = length_of(file.get(), sc::kEvents, path);
   std::int64_t expect = 0;
   for (hsize_t r = 0; r < ranks; ++r) {
-    if (count_[r] < 0 || offset_[r] != expect) throw InputError(fmt::format("{}: /ranks/offset and /ranks/count disagree", path));
-    expect += count_[r];
+    if (count_[r] < 0 || offset_[r] != expect || __builtin_add_overflow(expect, count_[r], &expect))
+      throw InputError(fmt::format("{}: /ranks/offset and /ranks/count disagree", path));
   }
+  check_counts(lost_, sc::kRankLost, path, false);
   if (static_cast<hsize_t>(expect) != n)
     throw InputError(fmt::format("{}: /events holds {} events, /ranks/count says {}", path, n, expect));
 
   // Read into our own memory layout by field name: a file with a missing field is rejected.
-  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), sc::kEvents, H5P_DEFAULT)));
-  H5Id ftype(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  H5Id ds = open_dataset(file.get(), sc::kEvents, path);
+  H5Id ftype(from_file(H5Dget_type(ds.get()), path, sc::kEvents));
   if (n > 0 && H5Dget_storage_size(ds.get()) < n * H5Tget_size(ftype.get()))
     throw InputError(fmt::format("{}: /events claims {} events but stores fewer bytes (truncated or corrupted)", path, n));
   if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: /events is not a table", path));
@@ -133,8 +158,8 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   if (H5Lexists(file.get(), sc::kPlacement, H5P_DEFAULT) > 0) {
     if (length_of(file.get(), sc::kPlacement, path) != ranks)
       throw InputError(fmt::format("{}: {} does not have one row per rank", path, sc::kPlacement));
-    H5Id pds(RIPPLE_H5_CHECK(H5Dopen2(file.get(), sc::kPlacement, H5P_DEFAULT)));
-    H5Id ptype(RIPPLE_H5_CHECK(H5Dget_type(pds.get())));
+    H5Id pds = open_dataset(file.get(), sc::kPlacement, path);
+    H5Id ptype(from_file(H5Dget_type(pds.get()), path, sc::kPlacement));
     if (H5Tget_class(ptype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: {} is not a table", path, sc::kPlacement));
     placement_.resize(ranks);
     H5Id mtype2 = trace::placement_h5_type();
@@ -143,6 +168,8 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
     for (auto& p : placement_) {  // never trust a file's strings to be terminated
       p.host[sizeof p.host - 1] = '\0';
       p.binding[sizeof p.binding - 1] = '\0';
+      if (p.node < -1 || p.node >= static_cast<std::int64_t>(ranks))  // -1: unknown; at most one node per rank
+        throw InputError(fmt::format("{}: {} names node {} of a trace of {} ranks", path, sc::kPlacement, p.node, ranks));
     }
   }
   read_counters(file.get(), path);
@@ -151,6 +178,7 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   const auto per_rank = [&](const char* name, std::int64_t Losses::*field) {
     if (H5Lexists(file.get(), name, H5P_DEFAULT) <= 0) return;  // older files: unknown
     const std::vector<std::int64_t> v = read_int64(file.get(), name, ranks, path);
+    check_counts(v, name, path, true);  // recovered files: -1
     for (hsize_t r = 0; r < ranks; ++r) losses_[r].*field = v[r];
   };
   per_rank(sc::kSamplesLost, &Losses::samples_lost);
@@ -162,7 +190,7 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
 
 void TraceReader::read_counters(hid_t file, const std::string& path) {
   if (H5Lexists(file, "/counters", H5P_DEFAULT) <= 0) return;
-  H5Id group(RIPPLE_H5_CHECK(H5Gopen2(file, "/counters", H5P_DEFAULT)));
+  H5Id group = open_group(file, "/counters", path);
   counters_.events = lines(read_string_attribute(group.get(), "events", path));
   counters_.status = read_string_attribute(group.get(), "status", path);
   const hsize_t n = length_of(file, "/counters/time", path);
@@ -178,12 +206,12 @@ void TraceReader::read_counters(hid_t file, const std::string& path) {
 void TraceReader::check_samples(hid_t file, const std::string& path, bool load) {
   namespace sc = trace::schema;
   if (H5Lexists(file, "/samples", H5P_DEFAULT) <= 0) return;
-  H5Id group(RIPPLE_H5_CHECK(H5Gopen2(file, "/samples", H5P_DEFAULT)));
+  H5Id group = open_group(file, "/samples", path);
   samples_status_ = read_string_attribute(group.get(), "status", path);
   level_names_ = lines(read_string_attribute(group.get(), "level_names", path));
   const hsize_t n = length_of(file, sc::kSamples, path);
-  H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, sc::kSamples, H5P_DEFAULT)));
-  H5Id ftype(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
+  H5Id ds = open_dataset(file, sc::kSamples, path);
+  H5Id ftype(from_file(H5Dget_type(ds.get()), path, sc::kSamples));
   if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: {} is not a table", path, sc::kSamples));
   for (const char* field : {"time", "ip", "addr", "weight", "data_src", "rank", "iteration", "cpu", "tid", "level", "hit"})
     if (H5Tget_member_index(ftype.get(), field) < 0)

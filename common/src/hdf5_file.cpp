@@ -120,36 +120,45 @@ void write_attribute(hid_t obj, const std::string& name, double value) {
   write_attribute_raw(obj, name, H5T_NATIVE_DOUBLE, &value);
 }
 
+namespace {
+// An HDF5 call on a file being read, about its attribute `name`: a failure is the file's fault.
+template <class Id>
+Id attribute_call(Id id, const std::string& path, const char* name) {
+  if (id < 0) throw InputError(fmt::format("{}: cannot read attribute '{}' (truncated or corrupted file?)", path, name));
+  return id;
+}
+}  // namespace
+
 std::string read_string_attribute(hid_t obj, const char* name, const std::string& path) {
   if (H5Aexists(obj, name) <= 0)
     throw InputError(fmt::format("{}: attribute '{}' is missing: not a Ripple file of this kind", path, name));
-  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
-  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
-  H5Id space(RIPPLE_H5_CHECK(H5Aget_space(attr.get())));
+  H5Id attr(attribute_call(H5Aopen(obj, name, H5P_DEFAULT), path, name));
+  H5Id type(attribute_call(H5Aget_type(attr.get()), path, name));
+  H5Id space(attribute_call(H5Aget_space(attr.get()), path, name));
   if (H5Tget_class(type.get()) != H5T_STRING || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR)
     throw InputError(fmt::format("{}: attribute '{}' is not a string", path, name));
   if (H5Tis_variable_str(type.get()) > 0) {
     char* text = nullptr;
-    RIPPLE_H5_CHECK(H5Aread(attr.get(), type.get(), &text));
+    attribute_call(H5Aread(attr.get(), type.get(), &text), path, name);
     std::string value = text != nullptr ? text : "";
     H5free_memory(text);
     return value;
   }
   std::string value(H5Tget_size(type.get()), '\0');
-  RIPPLE_H5_CHECK(H5Aread(attr.get(), type.get(), value.data()));
+  attribute_call(H5Aread(attr.get(), type.get(), value.data()), path, name);
   while (!value.empty() && value.back() == '\0') value.pop_back();
   return value;
 }
 
 std::int64_t read_int_attribute(hid_t obj, const char* name, const std::string& path) {
   if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing", path, name));
-  H5Id attr(RIPPLE_H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT)));
-  H5Id type(RIPPLE_H5_CHECK(H5Aget_type(attr.get())));
-  H5Id space(RIPPLE_H5_CHECK(H5Aget_space(attr.get())));
+  H5Id attr(attribute_call(H5Aopen(obj, name, H5P_DEFAULT), path, name));
+  H5Id type(attribute_call(H5Aget_type(attr.get()), path, name));
+  H5Id space(attribute_call(H5Aget_space(attr.get()), path, name));
   if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR)
     throw InputError(fmt::format("{}: attribute '{}' is not an integer", path, name));
   std::int64_t v = 0;
-  RIPPLE_H5_CHECK(H5Aread(attr.get(), H5T_NATIVE_INT64, &v));
+  attribute_call(H5Aread(attr.get(), H5T_NATIVE_INT64, &v), path, name);
   return v;
 }
 

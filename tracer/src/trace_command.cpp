@@ -91,7 +91,8 @@ int info(const std::string& path, bool json) {
       for (auto* s : {&per_rank[static_cast<std::size_t>(e.rank)][name], &total[name]}) {
         ++s->count;
         s->seconds += seconds;
-        s->bytes += e.bytes;
+        if (__builtin_add_overflow(s->bytes, e.bytes, &s->bytes))
+          throw InputError(fmt::format("{}: the events' byte counts overflow (corrupted file?)", path));
       }
       if (name == "MPI_Pcontrol" && e.iteration >= 0) iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
       first = std::min(first, e.t_enter);

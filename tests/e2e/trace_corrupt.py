@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Damaged copies of a trace file, each given to `ripple trace info` and `info --json`.
+
+usage: trace_corrupt.py RIPPLE_BIN GOOD.h5
+Targeted damage must give exit code 2 and a message naming the file and the reason; a seeded sweep
+of random damage must give exit code 0 (the damage did not matter) or 2 (said why), never a signal
+or another code. Exits 1 with the cases that failed.
+"""
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+ripple, good = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def info(path):
+    """The worst of info and info --json: (exit code, stderr)."""
+    worst = (0, "")
+    for extra in ([], ["--json"]):
+        p = subprocess.run([ripple, "trace", "info", path] + extra, capture_output=True, text=True, timeout=60)
+        if p.returncode != 0:
+            worst = (p.returncode, p.stderr)
+    return worst
+
+
+def damaged(label, change, path="damaged.h5"):
+    shutil.copy(good, path)
+    with h5py.File(path, "r+") as f:
+        change(f)
+    return path
+
+
+def replace(f, name, data):
+    del f[name]
+    f[name] = data
+
+
+def with_field(name, field, value):
+    def change(f):
+        rows = f[name][()]
+        rows[field] = value
+        replace(f, name, rows)
+    return change
+
+
+def expect(label, change, reason):
+    rc, err = info(damaged(label, change))
+    if rc != 2 or "damaged.h5" not in err or reason not in err:
+        failures.append(f"{label}: rc={rc}, wanted 2 and '{reason}': {err.strip()[-300:]}")
+
+
+with h5py.File(good, "r") as f:
+    events = f["/events"][()]
+    ranks = len(f["/ranks/count"])
+    assert ranks == 4 and len(f["/samples/records"]) > 0 and len(f["/counters/rank"]) > 0, "the good trace lacks tables"
+
+# Targeted: each must be refused with its reason.
+huge = 2**62
+expect("counts that do not add up to the events", lambda f: replace(f, "/ranks/count", np.array([1, 2, 3, 4])),
+       "/ranks/offset and /ranks/count disagree")
+expect("counts whose sum overflows", lambda f: (replace(f, "/ranks/count", np.array([huge, huge, 0, 0], "i8")),
+                                                 replace(f, "/ranks/offset", np.array([0, huge, 0, 0], "i8"))),
+       "/ranks/offset and /ranks/count disagree")
+expect("a negative count of lost events", lambda f: replace(f, "/ranks/lost", np.array([0, -5, 0, 0])),
+       "/ranks/lost holds an impossible count (-5)")
+expect("lost events whose sum overflows", lambda f: replace(f, "/ranks/lost", np.full(4, huge)),
+       "/ranks/lost holds an impossible count")
+expect("samples lost below -1 (unknown)", lambda f: replace(f, "/ranks/samples_lost", np.array([0, 0, -2, 0])),
+       "/ranks/samples_lost holds an impossible count (-2)")
+expect("a node index beyond the ranks", with_field("/ranks/placement", "node", 2**31 - 1),
+       "/ranks/placement names node 2147483647")
+expect("an event of rank 99", with_field("/events", "rank", 99), "an event names rank 99 of 4")
+expect("events without their peer field", lambda f: replace(f, "/events", events[[n for n in events.dtype.names if n != "peer"]]),
+       "/events lacks the field 'peer'")
+expect("events as plain numbers", lambda f: replace(f, "/events", np.zeros(len(events))), "/events is not a table")
+expect("a per-rank table of the wrong length", lambda f: replace(f, "/ranks/offset", np.zeros(3, "i8")),
+       "/ranks/offset has the wrong length")
+expect("counts as floating point", lambda f: replace(f, "/ranks/count", np.zeros(4)), "/ranks/count is not integer")
+expect("a newer schema", lambda f: f.attrs.__setitem__("schema_version", np.int64(99)), "schema_version 99")
+expect("byte counts whose sum overflows", with_field("/events", "bytes", huge), "byte counts overflow")
+expect("a sample of rank -3", with_field("/samples/records", "rank", -3), "a sample names rank -3 of 4")
+expect("a counter sample of rank 7", lambda f: replace(f, "/counters/rank", np.full(len(f["/counters/rank"]), 7, "i4")),
+       "a counter sample names rank 7 of 4")
+expect("no /ranks", lambda f: f.__delitem__("/ranks"), "/ranks is missing")
+# Unknown (-1) losses are what recovered files hold: accepted.
+rc, err = info(damaged("unknown losses", lambda f: replace(f, "/ranks/samples_lost", np.full(4, -1))))
+if rc != 0:
+    failures.append(f"samples_lost of -1 (unknown) refused: rc={rc} {err.strip()[-300:]}")
+
+# A seeded sweep: exit 0 or 2 only.
+sweep = 0
+
+
+def swept(label, path):
+    global sweep
+    sweep += 1
+    rc, err = info(path)
+    if rc not in (0, 2):
+        failures.append(f"{label}: rc={rc} {err.strip()[-300:]}")
+
+
+names = []
+with h5py.File(good, "r") as f:
+    f.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+rng = random.Random(7)
+for name in names:
+    with h5py.File(good, "r") as f:
+        value = f[name][()]
+    shape, dtype = value.shape, value.dtype
+    changes = [("dropped", lambda f: f.__delitem__(name)),
+               ("as int8", lambda f: replace(f, name, np.zeros(shape, "i1"))),
+               ("empty", lambda f: replace(f, name, np.zeros((0,), dtype))),
+               ("scalar", lambda f: replace(f, name, np.zeros((), dtype)))]
+    if len(shape) >= 1 and shape[0] > 0:
+        changes += [("shorter", lambda f: replace(f, name, value[:-1])),
+                    ("longer", lambda f: replace(f, name, np.concatenate([value, value[:1]]))),
+                    ("2-D", lambda f: replace(f, name, np.stack([value, value], axis=-1)))]
+    if dtype.names is None and dtype.kind in "iu":
+        changes += [(f"= {v}", lambda f, v=v: replace(f, name, np.full(shape, v).astype(dtype))) for v in (-1, -(2**40), huge)]
+    for field in dtype.names or ():
+        if dtype[field].kind in "iu":
+            for v in (-1, 2**31 - 1, -(2**31)):
+                changes.append((f".{field} = {v}", lambda f, field=field, v=v: with_field(name, field, np.array(v).astype(dtype[field]))(f)))
+        elif dtype[field].kind == "f":
+            changes.append((f".{field} = nan", lambda f, field=field: with_field(name, field, np.nan)(f)))
+    for what, change in changes:
+        swept(f"{name} {what}", damaged(f"{name} {what}", change))
+data = open(good, "rb").read()
+for k in range(60):
+    b = bytearray(data)
+    for _ in range(rng.choice([1, 4, 32])):
+        b[rng.randrange(len(b))] = rng.randrange(256)
+    open("flipped.h5", "wb").write(b)
+    swept(f"bytes flipped (seed 7, case {k})", "flipped.h5")
+for k in range(20):
+    open("cut.h5", "wb").write(data[: rng.randrange(len(data))])
+    swept(f"cut (seed 7, case {k})", "cut.h5")
+
+print(f"{sweep} swept cases, {len(failures)} failures")
+for f in failures:
+    print("FAIL:", f)
+sys.exit(1 if failures else 0)
