@@ -58,7 +58,13 @@ def expect(label, change, reason):
 with h5py.File(good, "r") as f:
     events = f["/events"][()]
     ranks = len(f["/ranks/count"])
-    assert ranks == 4 and len(f["/samples/records"]) > 0 and len(f["/counters/rank"]) > 0, "the good trace lacks tables"
+    assert ranks == 4 and len(events) > 0, "the good trace lacks events"
+    # Samples and counters need perf_event_open (software events): absent where it is refused.
+    has_samples = "/samples/records" in f and len(f["/samples/records"]) > 0
+    has_counters = "/counters/rank" in f and len(f["/counters/rank"]) > 0
+for table, present in (("memory samples", has_samples), ("counters", has_counters)):
+    if not present:
+        print(f"note: the trace has no {table} here (perf_event_open refused?): their cases are not run")
 
 # Targeted: each must be refused with its reason.
 huge = 2**62
@@ -84,9 +90,11 @@ expect("a per-rank table of the wrong length", lambda f: replace(f, "/ranks/offs
 expect("counts as floating point", lambda f: replace(f, "/ranks/count", np.zeros(4)), "/ranks/count is not integer")
 expect("a newer schema", lambda f: f.attrs.__setitem__("schema_version", np.int64(99)), "schema_version 99")
 expect("byte counts whose sum overflows", with_field("/events", "bytes", huge), "byte counts overflow")
-expect("a sample of rank -3", with_field("/samples/records", "rank", -3), "a sample names rank -3 of 4")
-expect("a counter sample of rank 7", lambda f: replace(f, "/counters/rank", np.full(len(f["/counters/rank"]), 7, "i4")),
-       "a counter sample names rank 7 of 4")
+if has_samples:
+    expect("a sample of rank -3", with_field("/samples/records", "rank", -3), "a sample names rank -3 of 4")
+if has_counters:
+    expect("a counter sample of rank 7", lambda f: replace(f, "/counters/rank", np.full(len(f["/counters/rank"]), 7, "i4")),
+           "a counter sample names rank 7 of 4")
 expect("no /ranks", lambda f: f.__delitem__("/ranks"), "/ranks is missing")
 # Unknown (-1) losses are what recovered files hold: accepted.
 rc, err = info(damaged("unknown losses", lambda f: replace(f, "/ranks/samples_lost", np.full(4, -1))))

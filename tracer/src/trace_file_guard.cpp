@@ -12,7 +12,7 @@ namespace {
 char g_error[512] = "";  // by the first failure; HDF5 and the writer that reads it share one thread
 }
 
-void trace_file_failed(int rc, int err, int done, int count, MPI_Datatype type) {
+void trace_file_failed(int rc, int err, MPI_Count done, MPI_Count wanted) {
   if (g_trace_file_state.exchange(kDiscardingTraceFile) != kWritingTraceFile) return;
   char what[MPI_MAX_ERROR_STRING + 64];
   if (rc != MPI_SUCCESS) {
@@ -20,24 +20,28 @@ void trace_file_failed(int rc, int err, int done, int count, MPI_Datatype type) 
     int len = 0;
     PMPI_Error_string(rc, mpi, &len);
     std::snprintf(what, sizeof what, "MPI-IO failed (%s)", mpi);
-  } else {  // a short write, which Open MPI's MPI-IO reports as success on a full disk
-    int size = 0;
-    PMPI_Type_size(type, &size);
-    std::snprintf(what, sizeof what, "MPI-IO wrote %lld of %lld bytes", static_cast<long long>(done < 0 ? 0 : done) * size,
-                  static_cast<long long>(count) * size);
+  } else {  // a short write, which Open MPI's MPI-IO reports as a success on a full disk
+    std::snprintf(what, sizeof what, "MPI-IO wrote %lld of %lld bytes", static_cast<long long>(done < 0 ? 0 : done),
+                  static_cast<long long>(wanted));
   }
-  // errno is the failed write's where MPI-IO left it: said only where it names a cause.
+  // errno is the failed call's where MPI-IO left it: said only where it names a cause.
   const bool cause = err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO || err == EROFS;
-  std::snprintf(g_error, sizeof g_error, "%s: %s", what,
-                cause ? std::strerror(err) : "the file system took no more (full, over quota, or at a file-size limit)");
+  const char* why = cause               ? std::strerror(err)
+                    : rc == MPI_SUCCESS ? "the file system took no more (full, over quota, or at a file-size limit?)"
+                                        : nullptr;
+  std::snprintf(g_error, sizeof g_error, "%s%s%s", what, why != nullptr ? ": " : "", why != nullptr ? why : "");
+}
+
+MPI_Count bytes_of(int count, MPI_Datatype type) {
+  MPI_Count size = 0;
+  PMPI_Type_size_x(type, &size);
+  return size == MPI_UNDEFINED ? -1 : size * count;
 }
 
 int pretend_written(MPI_Status* status, int count, MPI_Datatype type) {
   if (status != MPI_STATUS_IGNORE) {
-    // HDF5 counts the bytes written (MPI_Get_elements_x on its types, which are made of bytes).
-    int size = 0;
-    PMPI_Type_size(type, &size);
-    PMPI_Status_set_elements_x(status, MPI_BYTE, static_cast<MPI_Count>(count) * size);
+    // HDF5 counts the bytes written: MPI_Get_elements_x on its types, which are made of bytes.
+    PMPI_Status_set_elements_x(status, MPI_BYTE, bytes_of(count, type));
     PMPI_Status_set_cancelled(status, 0);
     status->MPI_ERROR = MPI_SUCCESS;
   }

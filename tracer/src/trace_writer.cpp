@@ -34,14 +34,20 @@ using detail::g_state;
 using detail::json_escape;
 using detail::State;
 
-// A helper of several HDF5 calls (attributes, provenance, the file's creation), agreed on as a whole:
-// if it failed anywhere, every rank throws the same AgreedError at the same point and unwinds
-// (objects, then the file) in step. From then on the file's writes are discarded on every rank
-// (trace_file_guard.hpp), so that HDF5 closes it cleanly; the incomplete file is removed.
+// A step of the write (an HDF5 call, or a helper of several: attributes, provenance, the file's
+// creation, its close), agreed on: if it failed anywhere, or if a call on the file failed there (the
+// wrappers keep I/O errors from HDF5, trace_file_guard.hpp, so that every rank goes through HDF5's
+// collectives alike), every rank throws the lowest failing rank's reason at the same point and
+// unwinds (objects, then the file) in step. From then on no rank writes to the file, so that HDF5
+// closes it cleanly; the incomplete file is removed.
 template <class Step>
 void agreed(Step&& step) {
   try {
-    run_collectively(MPI_COMM_WORLD, std::forward<Step>(step));
+    run_collectively(MPI_COMM_WORLD, [&] {
+      step();
+      if (*trace_file_error() != '\0')
+        throw Error("rank " + std::to_string(g_state->rank) + " could not write to the file: " + trace_file_error());
+    });
   } catch (const AgreedError&) {
     discard_trace_file_writes();
     throw;
@@ -51,17 +57,9 @@ template <class Value>
 void agreed_attribute(hid_t obj, const std::string& name, const Value& value) {
   agreed([&] { write_attribute(obj, name, value); });
 }
-
-// An I/O error shows on some ranks only (the MPI-IO aggregator that met a full disk or a file-size
-// limit): a rank that stopped there while the others went on into HDF5's next collective would leave
-// them waiting in it forever. The wrappers keep such errors from HDF5 (trace_file_guard.hpp), and
-// every HDF5 step of the write is followed by this agreement on its result and on the file's writes.
 void h5_agreed(bool ok, const char* call) {
   agreed([&] {
-    const int rank = g_state->rank;
-    if (*trace_file_error() != '\0')
-      throw Error("rank " + std::to_string(rank) + " could not write to the file: " + trace_file_error());
-    if (!ok) throw Error(std::string("HDF5 call ") + call + " failed on rank " + std::to_string(rank));
+    if (!ok) throw Error(std::string("HDF5 call ") + call + " failed on rank " + std::to_string(g_state->rank));
   });
 }
 // A call that creates an object: where it worked but failed elsewhere, the object is closed again
@@ -458,8 +456,7 @@ bool write(State& s) {
   ds.reset();  // the file closes only with none of its objects open
   type.reset();
   ranks_group.reset();
-  file.close();
-  h5_agreed(true, "H5Fclose");  // the close's own writes (metadata, by some ranks only)
+  agreed([&] { file.close(); });  // the close writes metadata, some ranks only: its failure too is agreed on
   return true;
 }
 

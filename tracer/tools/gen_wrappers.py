@@ -53,13 +53,15 @@ def wrapper(f):
         body.append(f"  ripple::trace::stop();")
         body.append(f"  return {call};")
     else:
-        if kind == "file_write":  # the tracer's own trace file, while it writes it: trace_file_guard.hpp
-            body.append(f"  if (ripple::trace::is_trace_file({roles['file']})) [[unlikely]]")
-            if "status" in roles:
-                st = roles["status"]
-                inner = ", ".join("ripple_st" if a == st else a for a in f["args"])
-                body.append(f"    return ripple::trace::trace_file_write([&](MPI_Status* ripple_st) {{ return P{name}({inner}); }}, "
-                            f"{st}, {roles['count']}, {roles['type']});")
+        if kind in ("file_write", "file_free"):  # the tracer's own trace file, while it writes it: trace_file_guard.hpp
+            handle = "*fh" if kind == "file_free" else roles["file"]
+            body.append(f"  if (ripple::trace::is_trace_file({handle})) [[unlikely]]")
+            if "status" in roles:  # a write: of `count`, or of none where this rank no longer writes
+                st, n = roles["status"], roles["count"]
+                inner = ", ".join("ripple_st" if a == st else "ripple_n" if a == n else a for a in f["args"])
+                collective = "true" if name.endswith("_all") else "false"
+                body.append(f"    return ripple::trace::trace_file_write([&](MPI_Status* ripple_st, int ripple_n) {{ return P{name}({inner}); }}, "
+                            f"{st}, {n}, {roles['type']}, {collective});")
             else:
                 body.append(f"    return ripple::trace::trace_file_change([&] {{ return {call}; }});")
         body.append(f"  ripple::trace::Scope scope(ripple::trace::Call::{name}, __builtin_return_address(0));")
