@@ -72,11 +72,14 @@ ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path, st
   f.file_ = H5Id(id);
   f.xfer_ = H5Id(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_XFER)));
   RIPPLE_H5_CHECK(H5Pset_dxpl_mpio(f.xfer_.get(), H5FD_MPIO_COLLECTIVE));
+  f.independent_ = H5Id(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_XFER)));
+  RIPPLE_H5_CHECK(H5Pset_dxpl_mpio(f.independent_.get(), H5FD_MPIO_INDEPENDENT));
   return f;
 }
 
 void ParallelH5File::close() {
   xfer_.reset();
+  independent_.reset();
   if (!file_) return;
   // Metadata (written by rank 0) reaches the file here: a full disk may show up now and on one rank
   // only, so callers agree on the outcome before they rely on the file. (A separate H5Fflush that

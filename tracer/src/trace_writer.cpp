@@ -88,9 +88,9 @@ H5Id create_table(const ParallelH5File& file, const char* name, hid_t type, std:
   return H5Id(RIPPLE_H5_AGREED_ID(H5Dcreate2(file.id(), name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
 }
 
-// Writes rows [start, start + count) of the dataset ds, 1-D or of `width` columns, collectively
-// (every rank calls it, some with nothing to write). HDF5 rejects a null buffer even for an empty
-// selection, and a write to a dataset without elements.
+// Writes rows [start, start + count) of the dataset ds, 1-D or of `width` columns: every rank calls
+// it, some with nothing to write, and all agree on the outcome. HDF5 rejects a null buffer even for an
+// empty selection, and a write to a dataset without elements.
 void write_slice(const ParallelH5File& file, hid_t ds, hid_t type, hsize_t start, hsize_t count, const void* data,
                  hsize_t width = 0) {
   static const std::uint64_t nothing = 0;
@@ -110,7 +110,10 @@ void write_slice(const ParallelH5File& file, hid_t ds, hid_t type, hsize_t start
     if (count == 0) RIPPLE_H5_CHECK(H5Sselect_none(mem.get()));
   });
   if (empty) return;
-  RIPPLE_H5_AGREED(H5Dwrite(ds, type, mem.get(), space.get(), file.collective(), data != nullptr ? data : &nothing));
+  // Independent: every rank writes one contiguous slice, and sees its own write's failure (Open MPI
+  // 4.1's collective write on three or more ranks reports every rank's write whole, even one that
+  // failed: the trace would have lost rows unseen).
+  RIPPLE_H5_AGREED(H5Dwrite(ds, type, mem.get(), space.get(), file.independent(), data != nullptr ? data : &nothing));
 }
 
 // A [ranks] dataset to which every rank writes its own entry, collectively.

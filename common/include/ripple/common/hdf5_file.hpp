@@ -53,6 +53,9 @@ public:
   [[nodiscard]] hid_t id() const { return file_.get(); }
   // Data transfer property list for collective writes.
   [[nodiscard]] hid_t collective() const { return xfer_.get(); }
+  // ... and for independent writes: each rank's error is its own (Open MPI 4.1's collective write
+  // on three or more ranks reports success and whole counts even where a rank's write failed).
+  [[nodiscard]] hid_t independent() const { return independent_.get(); }
   // Closes, collectively, after every object of the file was closed; throws if the data did not all
   // reach the file. A reservation's unused rest is given back.
   void close();
@@ -60,6 +63,7 @@ public:
 private:
   H5Id file_;
   H5Id xfer_;
+  H5Id independent_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::string path_;
   bool reserved_ = false;  // the same on every rank
