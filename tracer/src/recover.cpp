@@ -253,20 +253,31 @@ H5Id create_rows(hid_t file, const char* name, hid_t type, hsize_t rows, hsize_t
   return H5Id(RIPPLE_H5_CHECK(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
 }
 
+// The side spools of one kind (`ext`), read by `read`, one per rank that has events (without them,
+// no clock offsets place its samples). A second one for a rank (a copy under another name) is
+// refused: the table would be sized for both and written for one.
+template <class Spool, class Read>
+std::map<int, Spool> side_spools_by_rank(const fs::path& dir, const SpoolFiles& files, const char* ext, const char* kind,
+                                         const std::map<int, RankSpool>& spools, Read&& read) {
+  std::map<int, Spool> out;
+  for (const fs::path& path : files.of(ext)) {
+    Spool spool = read(path);
+    const int rank = spool.header.rank;
+    if (!spools.contains(rank)) continue;
+    if (out.contains(rank)) throw InputError(fmt::format("{}: two {} spools for rank {}", dir.string(), kind, rank));
+    out.emplace(rank, std::move(spool));
+  }
+  return out;
+}
+
 // /counters as MPI_Finalize writes it, from the counter spools, times on rank 0's clock like events;
 // read and written in rounds of 64 Ki samples, rank after rank, so that memory does not grow with
 // the spools.
 void write_recovered_counters(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools) {
-  std::map<int, CounterSpool> counters;
+  const std::map<int, CounterSpool> counters =
+      side_spools_by_rank<CounterSpool>(dir, files, ".counters", "counter", spools, read_counter_spool);
   std::int64_t total = 0;
-  for (const fs::path& path : files.of(".counters")) {
-    CounterSpool c = read_counter_spool(path);
-    if (!spools.contains(c.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
-    if (counters.contains(c.header.rank))
-      throw InputError(fmt::format("{}: two counter spools for rank {}", dir.string(), c.header.rank));
-    total += c.rows;
-    counters.emplace(c.header.rank, std::move(c));
-  }
+  for (const auto& [r, c] : counters) total += c.rows;
   if (counters.empty()) return;
   const CounterSpool& first = counters.begin()->second;
   bool same = true;
@@ -356,15 +367,11 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const SpoolFiles& 
                              int ranks) {
   std::map<int, std::pair<SampleSpool, std::int64_t>> found;  // and its whole records, counted now
   std::int64_t total = 0;
-  for (const fs::path& path : files.of(".samples")) {
-    SampleSpool s = read_sample_spool(path);
-    if (!spools.contains(s.header.rank)) continue;  // no events, no clock offsets: nothing to place it on
-    if (found.contains(s.header.rank))
-      throw InputError(fmt::format("{}: two sample spools for rank {}", dir.string(), s.header.rank));
+  for (auto& [rank, s] : side_spools_by_rank<SampleSpool>(dir, files, ".samples", "sample", spools, read_sample_spool)) {
     detail::SpoolRecords in;
     const std::int64_t rows = in.open(s.path.string(), s.data, sizeof(SampleRecord)) ? in.records() : 0;
     total += rows;
-    found.emplace(s.header.rank, std::make_pair(std::move(s), rows));
+    found.emplace(rank, std::make_pair(std::move(s), rows));
   }
   if (found.empty()) return;
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
