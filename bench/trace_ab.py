@@ -8,10 +8,14 @@ per-round difference to the first library: on a shared machine whose speed drift
 minutes, that difference is the figure to compare. (Two copies of one library give the noise: on
 the development VM about +-10 ns for 21 rounds.)
 
+A library may carry `ripple trace` options after commas, to compare settings of one library:
+`LIB.so,--buffer-mib,1024,--flush-seconds,1000` (a ring that holds the loop, nothing spooled in it)
+against `LIB.so`.
+
 With --hotpath, the bench is the recording path alone (ripple_trace_hotpath: one rank, MPI_PROC_NULL
 peers, 5 x 10^5 calls). The libraries' order alternates between rounds.
 
-usage: bench/trace_ab.py BUILD_DIR LIB.so [LIB.so ...] [--rounds 21] [--iterations 300000] [--hotpath]
+usage: bench/trace_ab.py BUILD_DIR LIB.so[,OPTION...] [...] [--rounds 21] [--iterations 300000] [--hotpath]
 """
 import argparse
 import json
@@ -23,10 +27,13 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 
 
 def run_json(build, ranks, bench, library):
-    """The last JSON line the bench printed, run untraced (library None) or traced with `library`."""
+    """The last JSON line the bench printed, run untraced (library None) or traced with `library`
+    (a path, then any `ripple trace` options, comma-separated)."""
     cmd = ["mpirun", "-np", str(ranks), "--bind-to", "core", "-x", "RIPPLE_TRACE_LIBRARY"]
     if library:
-        cmd += [os.path.join(build, "cli", "ripple"), "trace", "-o", "/tmp/ripple-trace-ab.h5", "--samples", "off", "--"]
+        library, *options = library.split(",")
+        cmd += [os.path.join(build, "cli", "ripple"), "trace", "-o", "/tmp/ripple-trace-ab.h5", "--samples", "off",
+                *options, "--"]
     cmd += [os.path.join(build, "bench", bench[0])] + bench[1:]
     env = dict(ENV, RIPPLE_TRACE_LIBRARY=library or "")
     out = subprocess.run(cmd, check=True, env=env, capture_output=True, text=True).stdout
@@ -53,6 +60,9 @@ def main():
     a = p.parse_args()
     if len(set(a.libraries)) != len(a.libraries):
         p.error("name each library once (copy it to compare a library with itself)")
+    for lib in a.libraries:
+        if not os.path.isfile(lib.split(",")[0]):
+            p.error(f"no library at '{lib.split(',')[0]}'")
     added = {lib: [] for lib in a.libraries}
     measure = (lambda lib=None: hotpath_ns_per_call(a.build, lib)) if a.hotpath else \
         (lambda lib=None: ns_per_call(a.build, a.iterations, lib))
@@ -64,7 +74,7 @@ def main():
     for lib in a.libraries:
         paired = statistics.median(x - y for x, y in zip(added[lib], added[first]))
         print(f"{lib}: {statistics.median(added[lib]):.1f} ns added per call (median of {a.rounds}); "
-              f"{paired:+.1f} ns against {os.path.basename(first)} (median of the paired differences)")
+              f"{paired:+.1f} ns against {first} (median of the paired differences)")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The tracer's cost on a 2-rank ping-pong, side by side with the same binary untraced.
 
-Reports the median added time per intercepted call (each iteration is 2 calls per rank), the same
-for the recording path alone (bench/trace_hotpath.cpp: one rank, peers MPI_PROC_NULL), whether
+Reports the median added time per intercepted call (each iteration is 2 calls per rank), by default
+and with a ring that holds the whole loop (nothing spooled until MPI_Finalize), the same for the
+recording path alone (bench/trace_hotpath.cpp: one rank, peers MPI_PROC_NULL), whether
 10^7 events per rank are recorded without loss within the default memory bound, and the events per
 second per rank that MPI_Finalize writes.
 
@@ -20,11 +21,17 @@ import h5py
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
-def run(build, iterations, trace=None, clock="auto"):
+# A ring that holds the whole loop, spooled only at MPI_Finalize: the recording path's own cost,
+# without the flusher's (which on a node with no spare core comes out of the ranks' time).
+NO_SPOOL = ["--buffer-mib", "1024", "--flush-seconds", "1000"]
+
+
+def run(build, iterations, trace=None, clock="auto", options=()):
     cmd = ["mpirun", "-np", "2", "--bind-to", "core", "-x", "RIPPLE_TRACE_CLOCK",
            os.path.join(build, "bench", "ripple_trace_pingpong"), str(iterations)]
     if trace:
-        cmd = cmd[:7] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[7:]
+        cmd = cmd[:7] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", *options,
+                         "--"] + cmd[7:]
     out = subprocess.run(cmd, check=True, env=dict(ENV, RIPPLE_TRACE_CLOCK=clock), capture_output=True,
                          text=True).stdout
     os.sync()  # the trace's write-back would otherwise fall into the next run's loop
@@ -50,11 +57,13 @@ def main():
     ap.add_argument("--big", type=int, default=5000000, help="iterations of the loss test (2 calls per rank each)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
-        plain, traced, mono = [], [], []
+        plain, traced, mono, held = [], [], [], []
         for _ in range(args.repeats):  # alternated, so all see the same machine state
             plain.append(run(args.build, args.iterations)["loop_seconds"])
             traced.append(run(args.build, args.iterations, os.path.join(work, "t.h5"))["loop_seconds"])
             mono.append(run(args.build, args.iterations, os.path.join(work, "m.h5"), "monotonic")["loop_seconds"])
+            if args.iterations * 2 * 88 <= 256 << 20:  # within a quarter of that ring: nothing spooled in the loop
+                held.append(run(args.build, args.iterations, os.path.join(work, "n.h5"), options=NO_SPOOL)["loop_seconds"])
         with h5py.File(os.path.join(work, "t.h5"), "r") as f:
             source = f.attrs["clock_source"].decode()
         calls = 2 * args.iterations
@@ -63,6 +72,9 @@ def main():
         print(f"ping-pong, {args.iterations} round trips x {args.repeats}: untraced {statistics.median(plain) / calls * 1e9:.1f} ns "
               f"per call, traced {statistics.median(traced) / calls * 1e9:.1f} ns: {added:.1f} ns added per intercepted call (median)"
               f"\n  clock: {source}\n  with RIPPLE_TRACE_CLOCK=monotonic: {added_mono:.1f} ns added")
+        if held:
+            added_held = (statistics.median(held) - statistics.median(plain)) / calls * 1e9
+            print(f"  with {' '.join(NO_SPOOL)} (the ring holds the loop, nothing spooled in it): {added_held:.1f} ns added")
         hot_plain, hot_traced = [], []
         for _ in range(args.repeats):
             hot_plain.append(run_hotpath(args.build))
