@@ -233,7 +233,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   const std::uint64_t sum = checksum.global(comm);
 
   if (!o.common.output.empty()) {
-    proxy::write_result_file(comm, o.common.output, "ripple-heat2d", argc, argv, [&](const ParallelH5File& f) {
+    const double bytes = 8.0 * static_cast<double>(l.gx) * static_cast<double>(l.gy);
+    proxy::write_result_file(comm, o.common.output, "ripple-heat2d", argc, argv, bytes, [&](const ParallelH5File& f) {
       write_attribute(f.id(), "iterations", std::int64_t{total});
       H5Id ds = create_dataset(f.id(), "/u", {static_cast<hsize_t>(l.gy), static_cast<hsize_t>(l.gx)});
       std::vector<double> interior;

@@ -136,7 +136,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   const double gflops = flops(*a, iterations) / seconds / 1e9;
 
   if (!o.common.output.empty()) {
-    proxy::write_result_file(comm, o.common.output, "ripple-hpcg", argc, argv, [&](const ParallelH5File& f) {
+    const double bytes = 8.0 * static_cast<double>(a->total_rows);
+    proxy::write_result_file(comm, o.common.output, "ripple-hpcg", argc, argv, bytes, [&](const ParallelH5File& f) {
       H5Id ds = create_dataset(f.id(), "/x", {static_cast<hsize_t>(a->total_rows)});
       // Local rows are a block of the global grid: write them plane by plane, row by row.
       std::vector<std::pair<std::int64_t, std::int64_t>> runs;

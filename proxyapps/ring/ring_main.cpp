@@ -161,9 +161,10 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   const std::uint64_t sum = checksum.global(comm);
   if (!o.common.output.empty()) {
     // The global result: every rank's pi share, or every rank's array a, in rank order.
-    proxy::write_result_file(comm, o.common.output, "ripple-ring", argc, argv, [&](const ParallelH5File& f) {
+    const std::size_t per_rank = o.kernel == "pi" ? 1 : n;
+    const double bytes = 8.0 * static_cast<double>(ranks) * static_cast<double>(per_rank);
+    proxy::write_result_file(comm, o.common.output, "ripple-ring", argc, argv, bytes, [&](const ParallelH5File& f) {
       write_attribute(f.id(), "kernel", o.kernel);
-      const std::size_t per_rank = o.kernel == "pi" ? 1 : n;
       H5Id ds = create_dataset(f.id(), "/result", {static_cast<hsize_t>(ranks), static_cast<hsize_t>(per_rank)});
       write_block(f, ds.get(), {static_cast<hsize_t>(rank), 0}, {1, static_cast<hsize_t>(per_rank)},
                   o.kernel == "pi" ? &pi_part : a.data());

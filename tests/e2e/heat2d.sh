@@ -68,4 +68,25 @@ bad "no such NUMA node" "--shm-numa 4096: no such NUMA node" --halo shm:all --sh
 bad "grid overflow" "--grid 3x1431655766: 3 x 1431655766 = 4294967298 processes" --grid 3x1431655766
 bad "eigenmode underflow" "the eigenmode would decay below 1e-250" --tile 32 --iterations 1000000
 bad "malformed delay" "--delay '3:x:0.1': expected\|is not an integer" --delay 3:x:0.1
+
+# 6. No room for the outputs (a tmpfs; mounting needs root): the result file's space is reserved
+# before it is written, so a disk without it refuses the write with the reason and leaves no file
+# (before: on 4 ranks, exit 0 and a file with 3928 of its 16384 values zero, Open MPI's collective
+# write having reported the failed part as written); a JSON summary on a full disk is an error with
+# the reason and no empty file (before: exit 2, "check the directory is writable", an empty file).
+mkdir -p small
+if mount -t tmpfs -o size=300k tmpfs small 2> /dev/null; then
+  set +e; heat 4 --tile 64 --iterations 5 --output small/u.h5 > out.txt 2> err.txt; rc=$?; set -e
+  [ "$rc" -eq 1 ] && grep -q "^ripple: error: cannot write 'small/u.h5': the file system refuses it the .* MiB it needs: No space left" err.txt \
+    && [ -z "$(ls small)" ] && pass "result file without room: rc 1, the reason, no file" \
+    || fail "result file without room: rc=$rc $(cat err.txt) $(ls -l small)"
+  dd if=/dev/zero of=small/fill bs=4k count=100 2> /dev/null || true  # fills it
+  set +e; heat 4 --tile 32 --iterations 5 --json small/s.json > out.txt 2> err.txt; rc=$?; set -e
+  [ "$rc" -eq 1 ] && grep -q "^ripple: error: --json: cannot write 'small/s.json': No space left on device" err.txt \
+    && [ ! -e small/s.json ] && pass "JSON summary on a full disk: rc 1, the reason, no file" \
+    || fail "JSON summary on a full disk: rc=$rc $(cat err.txt) $(ls -l small)"
+  umount small
+else
+  echo "note: no-room cases not run (cannot mount a tmpfs here)"
+fi
 finish

@@ -58,6 +58,17 @@ if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
     && grep -q "cannot write 'small/out.h5': the file system refuses it the .* MiB it needs: No space left on device" err.txt \
     && [ ! -e small/out.h5 ] && pass "no room for the output: $(grep '^ripple: error' err.txt)" \
     || fail "no room for the output: rc=$rc $(cat err.txt)"
+  # The JSON summary on a full disk (the output elsewhere): the reason, exit code 1, no empty file
+  # (before: exit 0 and an empty summary, the stream's write failing unseen in its destructor).
+  dd if=/dev/zero of=small/fill bs=4k count=200 2> /dev/null || true
+  set +e
+  run_np 2 sim good.toml --force --summary small/summary.json > out.txt 2> err.txt
+  rc=$?
+  set -e
+  [ "$rc" -eq 1 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] \
+    && grep -q "^ripple: error: --summary: cannot write 'small/summary.json': No space left on device" err.txt \
+    && [ ! -e small/summary.json ] && pass "summary on a full disk: $(grep '^ripple: error' err.txt)" \
+    || fail "summary on a full disk: rc=$rc $(cat err.txt)"
   umount small
 else
   echo "note: full-disk case not run (cannot mount a tmpfs here)"

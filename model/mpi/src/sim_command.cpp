@@ -1,13 +1,11 @@
 #include "ripple/model/mpi/sim_command.hpp"
 
-#include <fmt/format.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/common/text_file.hpp"
 #include "ripple/model/mpi/simulator.hpp"
 
 namespace ripple::model {
@@ -57,9 +55,7 @@ int sim_main(int argc, char** argv) {
     const std::string json = summary_json(stats);
     run_collectively(comm, [&] {
       if (comm_rank(comm) != 0 || summary_path.empty()) return;
-      std::ofstream out(summary_path);
-      out << json << '\n';
-      if (!out) throw InputError(fmt::format("cannot write summary '{}': check the directory is writable", summary_path));
+      write_text_file(summary_path, json + '\n', "--summary");
     });
     if (comm_rank(comm) == 0 && !quiet) {
       std::printf("ripple sim: %lld oscillators on %d rank(s) (%s), t = 0 .. %g s\n", static_cast<long long>(stats.oscillators),

@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <bit>
-#include <fstream>
 
 #include "ripple/common/error.hpp"
+#include "ripple/common/file_space.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/provenance.hpp"
+#include "ripple/common/text_file.hpp"
 
 namespace ripple::proxy {
 namespace {
@@ -31,9 +32,11 @@ std::uint64_t Checksum::global(MPI_Comm comm) const {
 }
 
 void write_result_file(MPI_Comm comm, const std::string& path, const std::string& schema, int argc, char** argv,
-                       const std::function<void(const ParallelH5File&)>& write) {
+                       double data_bytes, const std::function<void(const ParallelH5File&)>& write) {
   ParallelH5File f;
-  run_collectively(comm, [&] { f = ParallelH5File::create(comm, path); });
+  // The space first: a disk that fills during the write would otherwise leave zeros where a rank's
+  // block belongs, unseen (Open MPI 4.1's collective write reports success on three or more ranks).
+  run_collectively(comm, [&] { f = ParallelH5File::create(comm, path, hdf5_file_bytes(data_bytes)); });
   abort_on_error(comm, [&] {
     write_attribute(f.id(), "schema", schema);
     write_attribute(f.id(), "schema_version", std::int64_t{1});
@@ -90,9 +93,7 @@ void write_summary(MPI_Comm comm, const std::string& path, const std::vector<std
       out += fmt::format("{}{{\"rank\": {}, \"compute\": [{}], \"comm\": [{}], \"end\": [{}]}}", r ? ", " : "", r, c, m, e);
     }
     out += "]}\n";
-    std::ofstream f(path);
-    f << out;
-    if (!f) throw InputError(fmt::format("--json {}: cannot write the summary: check the directory is writable", path));
+    write_text_file(path, out, "--json");
   });
 }
 

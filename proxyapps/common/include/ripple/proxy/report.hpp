@@ -33,11 +33,12 @@ std::string hex(std::uint64_t v);
 void write_summary(MPI_Comm comm, const std::string& path, const std::vector<std::pair<std::string, std::string>>& fields,
                    const IterationTimes& times);
 
-// Writes an app's final result: creates `path` collectively (a bad path is an agreed InputError),
-// stamps schema, schema_version 1 and provenance, runs `write` (an error there aborts the job, every
-// rank being inside collectives) and closes the file.
+// Writes an app's final result: creates `path` collectively, with the space for `data_bytes` of
+// datasets reserved first (a bad path, or a file system without that room, is an agreed InputError
+// and leaves no file), stamps schema, schema_version 1 and provenance, runs `write` (an error there
+// aborts the job, every rank being inside collectives) and closes the file.
 void write_result_file(MPI_Comm comm, const std::string& path, const std::string& schema, int argc, char** argv,
-                       const std::function<void(const ParallelH5File&)>& write);
+                       double data_bytes, const std::function<void(const ParallelH5File&)>& write);
 
 // JSON helpers.
 std::string json_string(const std::string& s);

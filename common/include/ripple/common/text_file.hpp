@@ -1,0 +1,16 @@
+#pragma once
+// Small text outputs (JSON summaries): written whole or not at all. An std::ofstream reports a full
+// disk only when its buffer reaches the file, often in its destructor, where nobody looks; this
+// checks every write and the close, and names the system's reason.
+#include <string>
+#include <string_view>
+
+namespace ripple {
+
+// Writes `text` to `path` (created or emptied). A path that cannot be opened (no such directory, no
+// permission) is an InputError; a write or close that fails (a full disk, a quota, an I/O error) an
+// Error. Either way the message starts with `what` and names the path and the reason, and no partial
+// regular file is left behind.
+void write_text_file(const std::string& path, std::string_view text, std::string_view what);
+
+}  // namespace ripple
