@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "ripple/common/provenance.hpp"
+#include "ripple/common/text_file.hpp"
 #include "ripple/model/mpi/sim_command.hpp"
 #include "ripple/trace/trace_command.hpp"
 
@@ -42,14 +43,14 @@ int main(int argc, char** argv) {
   const std::string_view cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage(stdout);
-    return 0;
+    return ripple::finish_standard_output(0);
   }
   if (cmd == "--version" || cmd == "info") {
     std::printf("ripple %s (git %s)\n", ripple::ripple_version(), ripple::ripple_git_revision());
-    return 0;
+    return ripple::finish_standard_output(0);
   }
   for (const auto& s : kSubcommands)
-    if (cmd == s.name) return s.main(argc - 1, argv + 1);
+    if (cmd == s.name) return ripple::finish_standard_output(s.main(argc - 1, argv + 1));
   std::fprintf(stderr, "ripple: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "ripple/common/error.hpp"
@@ -29,6 +30,18 @@ void write_text_file(const std::string& path, std::string_view text, std::string
   if (failure == 0) return;
   remove_regular_file(path);
   throw Error(fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(failure)));
+}
+
+int finish_standard_output(int exit_code) {
+  // std::cout (CLI11's help) is synchronised with stdio: its text is in stdout's buffer already.
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int reason = errno;
+  if (flushed && std::ferror(stdout) == 0) return exit_code;
+  // A write that failed before this flush (the buffer filled mid-run) has left no errno to name.
+  std::fprintf(stderr, "ripple: error: cannot write the standard output: %s\n",
+               !flushed && reason != 0 ? std::strerror(reason) : "a write to it failed");
+  return exit_code == 0 ? 1 : exit_code;
 }
 
 }  // namespace ripple

@@ -162,5 +162,12 @@ printf 'not hdf5' > junk.h5; "$RIPPLE_BIN" trace info junk.h5 2> err.txt; rc=$?
 /usr/bin/python3 -c "import h5py; f = h5py.File('foreign.h5', 'w'); f.attrs['schema'] = 'ripple-sim'; f.attrs['schema_version'] = 1"
 "$RIPPLE_BIN" trace info foreign.h5 2> err.txt; rc=$?
 [ "$rc" -eq 2 ] && grep -q "foreign.h5" err.txt && pass "foreign file: $(cat err.txt)" || fail "foreign file rc=$rc $(cat err.txt)"
+# Output that cannot be written (`> out.json` on a full disk): exit code 1 and why, not 0 and an
+# empty file.
+if [ -w /dev/full ]; then
+  "$RIPPLE_BIN" trace info heat.h5 --json > /dev/full 2> err.txt; rc=$?
+  [ "$rc" -eq 1 ] && grep -q "^ripple: error: cannot write the standard output: " err.txt \
+    && pass "info --json to a full disk: $(cat err.txt)" || fail "info --json to a full disk: rc=$rc $(cat err.txt)"
+fi
 set -e
 finish

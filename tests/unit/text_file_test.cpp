@@ -3,11 +3,14 @@
 // a file-size limit met half-way) an error with its reason and no partial file left.
 #include "ripple/common/text_file.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -95,6 +98,38 @@ TEST_F(TextFile, AWriteRefusedHalfWayLeavesNoPartialFile) {
   EXPECT_EQ(what, "--json: cannot write '" + path_ + "': File too large");
   EXPECT_EQ(code, 1);
   EXPECT_FALSE(fs::exists(path_));
+}
+
+// finish_standard_output in a child whose standard output is `out` and whose standard error goes to
+// `err`, after printing `text`: the child's exit code.
+int finish_in_child(const char* out, const std::string& err, const std::string& text, int exit_code) {
+  std::fflush(nullptr);  // nothing of the parent's buffers is written twice
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (e < 0 || ::dup2(e, 2) < 0 || std::freopen(out, "w", stdout) == nullptr) ::_exit(99);
+    std::fputs(text.c_str(), stdout);
+    ::_exit(finish_standard_output(exit_code));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F(TextFile, StandardOutputThatCannotBeWrittenTurnsSuccessIntoExitCode1) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string err = (root_ / "err.txt").string();
+  EXPECT_EQ(finish_in_child("/dev/full", err, "{\"ranks\": 2}\n", 0), 1);  // pending at the end
+  EXPECT_EQ(contents(err), "ripple: error: cannot write the standard output: No space left on device\n");
+  EXPECT_EQ(finish_in_child("/dev/full", err, std::string(100000, 'x'), 0), 1);  // failed mid-way
+  EXPECT_EQ(contents(err), "ripple: error: cannot write the standard output: a write to it failed\n");
+  EXPECT_EQ(finish_in_child("/dev/full", err, "x", 2), 2);  // an earlier failure keeps its code
+  EXPECT_EQ(finish_in_child("/dev/full", err, "", 0), 0);   // nothing to write: nothing failed
+  EXPECT_EQ(contents(err), "");
+  const std::string out = (root_ / "out.txt").string();
+  EXPECT_EQ(finish_in_child(out.c_str(), err, "written\n", 0), 0);
+  EXPECT_EQ(contents(out), "written\n");
+  EXPECT_EQ(contents(err), "");
 }
 
 }  // namespace

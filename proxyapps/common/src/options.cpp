@@ -7,6 +7,7 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/common/text_file.hpp"
 
 namespace ripple::proxy {
 namespace {
@@ -133,9 +134,9 @@ int run_proxy_app(int argc, char** argv, CLI::App& app, const std::function<int(
       else
         std::fprintf(stderr, "ripple: error: %s (see --help)\n", e.what());
     }
-    return e.get_exit_code() == 0 ? 0 : 2;
+    return finish_standard_output(e.get_exit_code() == 0 ? 0 : 2);
   }
-  return run_mpi_main(argc, argv, body);
+  return finish_standard_output(run_mpi_main(argc, argv, body));
 }
 
 }  // namespace ripple::proxy

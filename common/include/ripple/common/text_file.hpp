@@ -13,4 +13,9 @@ namespace ripple {
 // regular file is left behind.
 void write_text_file(const std::string& path, std::string_view text, std::string_view what);
 
+// At the end of a program: flushes standard output, and if it could not all be written (a full disk
+// behind `> file`, a closed descriptor) says so on standard error and turns an exit code of 0 into 1,
+// so that `ripple trace info --json F > out.json` on a full disk does not succeed with an empty file.
+int finish_standard_output(int exit_code);
+
 }  // namespace ripple
