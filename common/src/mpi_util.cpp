@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "ripple/common/error.hpp"
 
@@ -15,6 +16,12 @@ void mpi_failed(const char* call, int rc, const char* file, int line) {
   throw Error(fmt::format("MPI call {} failed: {} ({}:{})", call, std::string(text, static_cast<size_t>(len)), file, line));
 }
 }  // namespace detail
+
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* r = std::getenv(name)) return std::atoi(r);
+  return 0;
+}
 
 int comm_rank(MPI_Comm comm) {
   int r = 0;

@@ -153,6 +153,15 @@ PY
 set +e
 "$RIPPLE_BIN" trace --bogus -- true > /dev/null 2>&1; rc=$?
 [ "$rc" -eq 2 ] && pass "unknown option exits 2" || fail "unknown option rc=$rc"
+# Under the launcher, once per job (before: CLI11's two lines from every rank).
+timeout 60 "$MPIEXEC" -np 3 --oversubscribe "$RIPPLE_BIN" trace --buffer-mib abc -- true > /dev/null 2> err.txt; rc=$?
+[ "$rc" -ne 0 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] \
+  && grep -q "^ripple: error: Could not convert: --buffer-mib = abc (see ripple trace --help)$" err.txt \
+  && pass "a bad option under mpirun: one line, $(grep '^ripple: error' err.txt)" || fail "a bad option under mpirun: rc=$rc $(cat err.txt)"
+for v in nan -1 0; do  # NaN passed the check before and became the default of 1 s unseen
+  "$RIPPLE_BIN" trace --flush-seconds "$v" -- true 2> err.txt; rc=$?
+  [ "$rc" -eq 2 ] && grep -q "must be positive" err.txt && pass "--flush-seconds $v refused" || fail "--flush-seconds $v: rc=$rc $(cat err.txt)"
+done
 "$RIPPLE_BIN" trace -o /nonexistent/dir/t.h5 -- true 2> err.txt; rc=$?
 [ "$rc" -eq 2 ] && grep -q "does not exist" err.txt && pass "unwritable output: $(cat err.txt)" || fail "unwritable output rc=$rc $(cat err.txt)"
 head -c 3000 heat.h5 > truncated.h5; "$RIPPLE_BIN" trace info truncated.h5 2> err.txt; rc=$?

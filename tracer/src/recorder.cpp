@@ -245,7 +245,8 @@ void start(Call init_call) {
   s->output = env_or("RIPPLE_TRACE_OUTPUT", "ripple-trace.h5");
   const double mib = std::atof(env_or("RIPPLE_TRACE_BUFFER_MIB", "64").c_str());
   s->flush_seconds = std::atof(env_or("RIPPLE_TRACE_FLUSH_SECONDS", "1").c_str());
-  if (!(s->flush_seconds > 0 && s->flush_seconds < 1e9)) s->flush_seconds = 1;  // unparsable, 0, inf: the default
+  if (!(s->flush_seconds > 0)) s->flush_seconds = 1;   // unparsable, 0, NaN: the default
+  s->flush_seconds = std::min(s->flush_seconds, 1e9);  // infinite: never by time (still at a quarter of the ring)
   // The ring: the largest power of two of events within the memory bound (at least 1024).
   const auto fit = static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event));
   std::size_t slots = 1024;

@@ -17,6 +17,7 @@
 #include "json_text.hpp"
 #include "recover.hpp"
 #include "ripple/analysis/trace_reader.hpp"
+#include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 
 namespace ripple::trace {
@@ -210,12 +211,12 @@ int trace_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return report_command_line(app, e, "ripple trace --help");
   }
   try {
     if (*info_cmd) return info(info_file, json);
     if (*recover_cmd) return recover(recover_input, recover_output);
-    if (buffer_mib <= 0 || flush_seconds <= 0)
+    if (!(buffer_mib > 0) || !(flush_seconds > 0))  // NaN too
       throw InputError("ripple trace: --buffer-mib and --flush-seconds must be positive");
     return launch(output, buffer_mib, flush_seconds, sampling, command);
   } catch (const Error& e) {

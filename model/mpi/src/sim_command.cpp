@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/text_file.hpp"
@@ -29,20 +30,7 @@ int sim_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Help and usage errors need no MPI: the launcher's rank variables say who prints the one line.
-    int rank = 0;
-    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-      if (const char* r = std::getenv(name)) {
-        rank = std::atoi(r);
-        break;
-      }
-    if (rank == 0) {
-      if (e.get_exit_code() == 0)
-        app.exit(e);
-      else
-        std::fprintf(stderr, "ripple: error: %s (see ripple sim --help)\n", e.what());
-    }
-    return e.get_exit_code() == 0 ? 0 : 2;
+    return report_command_line(app, e, "ripple sim --help");
   }
 
   return run_mpi_main(argc, argv, [&](MPI_Comm comm) {

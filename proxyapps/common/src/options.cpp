@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/text_file.hpp"
@@ -117,24 +118,11 @@ std::vector<int> parse_extents(const std::string& text, const std::string& name,
   return out;
 }
 
-int launcher_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* r = std::getenv(name)) return std::atoi(r);
-  return 0;
-}
-
 int run_proxy_app(int argc, char** argv, CLI::App& app, const std::function<int(MPI_Comm)>& body) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Before MPI starts: the launcher's rank variables say who prints the one line.
-    if (launcher_rank() == 0) {
-      if (e.get_exit_code() == 0)
-        app.exit(e);
-      else
-        std::fprintf(stderr, "ripple: error: %s (see --help)\n", e.what());
-    }
-    return finish_standard_output(e.get_exit_code() == 0 ? 0 : 2);
+    return finish_standard_output(report_command_line(app, e, app.get_name() + " --help"));
   }
   return finish_standard_output(run_mpi_main(argc, argv, body));
 }

@@ -21,6 +21,9 @@ namespace detail {
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
 
+// This process's rank as the launcher (mpirun, srun) announces it, before MPI starts; 0 if none.
+int launcher_rank();
+
 // An error that every rank of a communicator has agreed on (thrown by run_collectively).
 class AgreedError : public Error {
 public:

@@ -46,9 +46,6 @@ void finish_common_options(CommonOptions& o, int ranks);
 // Parses an "AxB" or "A" extent list, e.g. "2x2" or "256": `name` is the option for messages.
 std::vector<int> parse_extents(const std::string& text, const std::string& name, std::size_t max_dims);
 
-// This process's rank as the launcher (mpirun, srun) announces it, before MPI starts; 0 if none.
-int launcher_rank();
-
 // Runs an app's main: parses argv with CLI11 (help and usage errors exit before MPI starts, with
 // exit code 0 or 2), then initialises MPI and runs body with the agreed-error handling of
 // run_mpi_main.
