@@ -14,8 +14,17 @@
 namespace ripple {
 
 void write_text_file(const std::string& path, std::string_view text, std::string_view what) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw InputError(fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(errno)));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // less the umask, as any file
+  if (fd < 0) {
+    const int why = errno;
+    const std::string message = fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(why));
+    // The path given is wrong; else the system refused (a full disk or an inode quota where the
+    // file would be created, too many open files, an I/O error), as a failed write would.
+    const bool bad_path = why == ENOENT || why == ENOTDIR || why == EACCES || why == EPERM || why == EISDIR || why == EROFS ||
+                          why == ELOOP || why == ENAMETOOLONG || why == ENXIO;
+    if (bad_path) throw InputError(message);
+    throw Error(message);
+  }
   int failure = 0;
   for (std::size_t done = 0; done < text.size() && failure == 0;) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);

@@ -290,4 +290,24 @@ for r in range(2):
     writes = t.calls("MPI_File_write_at_all", e)
     assert len(writes) > 0 and writes["bytes"].sum() > 0, r
 PY
+# Linked instead of preloaded (the ripple::trace CMake target), settings from the environment: the
+# same records as preloaded, and settings that are not numbers said once, on rank 0, with what was used
+# instead (before: RIPPLE_TRACE_BUFFER_MIB=64M read as 64 by atof, "abc" as 0, a 1024-event ring).
+: "${SUBJECTS_LINKED_BIN:?}"
+set +e
+RIPPLE_TRACE_OUTPUT=linked.h5 RIPPLE_TRACE_BUFFER_MIB=abc RIPPLE_TRACE_LDLAT=0 RIPPLE_TRACE_SAMPLES=off timeout 300 "$MPIEXEC" -np 4 \
+  --oversubscribe -x RIPPLE_TRACE_OUTPUT -x RIPPLE_TRACE_BUFFER_MIB -x RIPPLE_TRACE_LDLAT -x RIPPLE_TRACE_SAMPLES \
+  "$SUBJECTS_LINKED_BIN" anysource > linked.txt 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 0 ] && [ "$(grep -c 'settings ignored' linked.txt)" -eq 1 ] \
+  && grep -q "^ripple trace: settings ignored: RIPPLE_TRACE_BUFFER_MIB='abc' (not a number from 0.0009765625 to 1073741824; 64 used), RIPPLE_TRACE_LDLAT='0' (not a number from 1 to 65535; 30 used)$" linked.txt \
+  && /usr/bin/python3 - linked.h5 <<'PY' && pass "linked, not preloaded: MPI_ANY_SOURCE resolved, bad settings said once" || fail "linked: rc=$rc $(cat linked.txt)"
+import sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+recvs = t.calls("MPI_Recv", t.rank(0))
+assert len(recvs) == 3 and sorted(recvs["peer"]) == [1, 2, 3], recvs["peer"]
+assert int(t.file["/ranks/lost"][:].sum()) == 0
+PY
 finish

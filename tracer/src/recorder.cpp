@@ -1,6 +1,7 @@
 #include "recorder.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -157,13 +158,27 @@ std::string env_or(const char* name, const char* fallback) {
   return v != nullptr && *v != '\0' ? v : fallback;
 }
 
-detail::SamplerConfig sampler_config() {
+// A numeric setting from the environment (the launcher checks its options; a program linked with the
+// library, or run with LD_PRELOAD, sets these itself): the whole text a number in [low, high], or
+// `fallback`, with what was wrong added to `ignored` (rank 0 says it in one line).
+double env_number(const char* name, double fallback, double low, double high, std::string& ignored) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(v, &end);
+  if (end != v && *end == '\0' && errno == 0 && x >= low && x <= high) return x;
+  ignored +=
+      fmt::format("{}{}='{}' (not a number from {} to {}; {} used)", ignored.empty() ? "" : ", ", name, v, low, high, fallback);
+  return fallback;
+}
+
+detail::SamplerConfig sampler_config(std::string& ignored) {
   detail::SamplerConfig c;
   c.event = env_or("RIPPLE_TRACE_SAMPLES", "auto");
-  c.period = std::strtoull(env_or("RIPPLE_TRACE_SAMPLE_PERIOD", "4000").c_str(), nullptr, 10);
-  c.ldlat = std::strtoull(env_or("RIPPLE_TRACE_LDLAT", "30").c_str(), nullptr, 10);
-  c.max_samples = std::strtoull(env_or("RIPPLE_TRACE_MAX_SAMPLES", "262144").c_str(), nullptr, 10);
-  if (c.period == 0) c.period = 4000;
+  c.period = static_cast<std::uint64_t>(env_number("RIPPLE_TRACE_SAMPLE_PERIOD", 4000, 1, 1e15, ignored));
+  c.ldlat = static_cast<std::uint64_t>(env_number("RIPPLE_TRACE_LDLAT", 30, 1, 65535, ignored));
+  c.max_samples = static_cast<std::uint64_t>(env_number("RIPPLE_TRACE_MAX_SAMPLES", 262144, 0, 1e12, ignored));
   return c;
 }
 
@@ -243,10 +258,10 @@ void start(Call init_call) {
   PMPI_Query_thread(&provided);
   s->threaded = provided == MPI_THREAD_MULTIPLE;
   s->output = env_or("RIPPLE_TRACE_OUTPUT", "ripple-trace.h5");
-  const double mib = std::atof(env_or("RIPPLE_TRACE_BUFFER_MIB", "64").c_str());
-  s->flush_seconds = std::atof(env_or("RIPPLE_TRACE_FLUSH_SECONDS", "1").c_str());
-  if (!(s->flush_seconds > 0)) s->flush_seconds = 1;   // unparsable, 0, NaN: the default
-  s->flush_seconds = std::min(s->flush_seconds, 1e9);  // infinite: never by time (still at a quarter of the ring)
+  std::string ignored;  // settings from the environment that were not numbers in range
+  const double mib = env_number("RIPPLE_TRACE_BUFFER_MIB", 64, 1.0 / 1024, 1 << 30, ignored);
+  // Infinite: never by time (still whenever a quarter of the ring is taken).
+  s->flush_seconds = std::min(env_number("RIPPLE_TRACE_FLUSH_SECONDS", 1, 1e-6, HUGE_VAL, ignored), 1e9);
   // The ring: the largest power of two of events within the memory bound (at least 1024).
   const auto fit = static_cast<std::size_t>(mib * 1048576.0 / sizeof(Event));
   std::size_t slots = 1024;
@@ -397,7 +412,8 @@ void start(Call init_call) {
   spool_clock(*s);  // the map's first piece at once: a rank killed before its first flush keeps it
   detail::sample_counters(*s);
   // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
-  const detail::SamplerConfig sampling = sampler_config();
+  const detail::SamplerConfig sampling = sampler_config(ignored);
+  if (s->rank == 0 && !ignored.empty()) std::fprintf(stderr, "ripple trace: settings ignored: %s\n", ignored.c_str());
   optional("memory sampling", [&] {
     s->sampler.start(sampling, s->rank, s->t0);
     open_sample_spool(*s);
