@@ -70,6 +70,18 @@ if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
     && [ ! -e small/summary.json ] && pass "summary on a full disk: $(grep '^ripple: error' err.txt)" \
     || fail "summary on a full disk: rc=$rc $(cat err.txt)"
   umount small
+  # No inode left for the summary: the create itself is refused by the system, an error (exit 1),
+  # not bad input (exit 2).
+  if mount -t tmpfs -o size=1m,nr_inodes=2 tmpfs small 2> /dev/null; then
+    touch small/taken 2> /dev/null || true  # the last inode
+    set +e
+    run_np 2 sim good.toml --force --summary small/summary.json > out.txt 2> err.txt
+    rc=$?
+    set -e
+    [ "$rc" -eq 1 ] && grep -q "^ripple: error: --summary: cannot write 'small/summary.json': No space left on device" err.txt \
+      && pass "summary without an inode: $(grep '^ripple: error' err.txt)" || fail "summary without an inode: rc=$rc $(cat err.txt)"
+    umount small
+  fi
 else
   echo "note: full-disk case not run (cannot mount a tmpfs here)"
 fi
