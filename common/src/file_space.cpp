@@ -76,6 +76,21 @@ void release_unused_space(const std::string& path, std::int64_t at_least) {
   ::close(fd);
 }
 
+std::string hdf5_output_refused(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "it is a directory";
+    if (!S_ISREG(st.st_mode)) return "it is not a regular file, as an HDF5 file must be";
+    return "";
+  }
+  const std::string::size_type slash = path.find_last_of('/');
+  const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(parent.c_str(), &st) != 0) return fmt::format("its directory '{}' does not exist", parent);
+  if (!S_ISDIR(st.st_mode)) return fmt::format("'{}' is not a directory", parent);
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) return fmt::format("its directory '{}' is not writable", parent);
+  return "";
+}
+
 void remove_regular_file(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());

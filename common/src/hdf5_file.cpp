@@ -49,7 +49,14 @@ ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path, st
   f.path_ = path;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  MPI_Bcast(&reserve, 1, MPI_INT64_T, 0, comm);  // rank 0's word: every rank takes the same path below
+  // Rank 0's word on the path and the reservation: every rank takes the same way below.
+  std::string refused = rank == 0 ? hdf5_output_refused(path) : std::string();
+  int fit = refused.empty() ? 1 : 0;
+  MPI_Bcast(&fit, 1, MPI_INT, 0, comm);
+  if (fit == 0)
+    throw InputError(rank == 0 ? fmt::format("cannot write HDF5 file '{}': {}", path, refused)
+                               : fmt::format("cannot write HDF5 file '{}' (rank 0 says why)", path));
+  MPI_Bcast(&reserve, 1, MPI_INT64_T, 0, comm);
   if (reserve > 0) {
     SpaceCheck space;
     if (rank == 0) space = reserve_file_space(path, reserve, ExistingFile::Replace);

@@ -67,6 +67,8 @@ bad "unknown halo" "--halo shm:up: use mpi, shm:ns, shm:we or shm:all" --halo sh
 bad "no such NUMA node" "--shm-numa 4096: no such NUMA node" --halo shm:all --shm-numa 4096
 bad "grid overflow" "--grid 3x1431655766: 3 x 1431655766 = 4294967298 processes" --grid 3x1431655766
 bad "eigenmode underflow" "the eigenmode would decay below 1e-250" --tile 32 --iterations 1000000
+bad "output a directory" "cannot write HDF5 file '.': it is a directory" --tile 32 --iterations 3 --output .
+bad "output a device" "cannot write HDF5 file '/dev/null': it is not a regular file" --tile 32 --iterations 3 --output /dev/null
 bad "malformed delay" "--delay '3:x:0.1': expected\|is not an integer" --delay 3:x:0.1
 
 # 6. No room for the outputs (a tmpfs; mounting needs root): the result file's space is reserved

@@ -39,7 +39,7 @@ expect_error "edge index" "bad_edges.txt:2: index out of range" good.toml --set 
 expect_error "kick after t_end" "\[\[kick\]\] #1 time: 0.5 is not in \[0, t_end" late_kick.toml
 expect_error "too many stored states" "\[output\] interval: gives" good.toml --set output.interval=1e-12
 expect_error "missing config" "cannot read configuration file 'nope.toml'" nope.toml
-expect_error "unwritable output" "cannot create HDF5 file '/nonexistent/dir/out.h5'" good.toml --set 'output.file="/nonexistent/dir/out.h5"'
+expect_error "unwritable output" "cannot write HDF5 file '/nonexistent/dir/out.h5': its directory '/nonexistent/dir' does not exist" good.toml --set 'output.file="/nonexistent/dir/out.h5"'
 run_np 2 sim good.toml --quiet || fail "good config failed"
 expect_error "existing output" "file 'out.h5' exists: pass --force" good.toml
 run_np 2 sim good.toml --quiet --force && pass "--force overwrites" || fail "--force did not overwrite"

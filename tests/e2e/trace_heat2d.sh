@@ -162,6 +162,14 @@ for v in nan -1 0; do  # NaN passed the check before and became the default of 1
   "$RIPPLE_BIN" trace --flush-seconds "$v" -- true 2> err.txt; rc=$?
   [ "$rc" -eq 2 ] && grep -q "must be positive" err.txt && pass "--flush-seconds $v refused" || fail "--flush-seconds $v: rc=$rc $(cat err.txt)"
 done
+# A directory or a device as the output: refused before the program runs (before: it ran, and its
+# events waited in the spool for `recover` after "cannot create HDF5 file").
+for o in . /dev/null; do
+  rm -f ran.txt
+  "$RIPPLE_BIN" trace -o "$o" -- touch ran.txt 2> err.txt; rc=$?
+  [ "$rc" -eq 2 ] && [ ! -e ran.txt ] && grep -q "cannot write the trace to '.*': it is \(a directory\|not a regular file\)" err.txt \
+    && pass "-o $o: $(cat err.txt)" || fail "-o $o: rc=$rc $(cat err.txt)"
+done
 "$RIPPLE_BIN" trace -o /nonexistent/dir/t.h5 -- true 2> err.txt; rc=$?
 [ "$rc" -eq 2 ] && grep -q "does not exist" err.txt && pass "unwritable output: $(cat err.txt)" || fail "unwritable output rc=$rc $(cat err.txt)"
 head -c 3000 heat.h5 > truncated.h5; "$RIPPLE_BIN" trace info truncated.h5 2> err.txt; rc=$?

@@ -145,6 +145,32 @@ TEST_F(FileSpace, OnlyARegularFileIsRemoved) {
   EXPECT_FALSE(fs::exists(path_));
 }
 
+TEST_F(FileSpace, AnOutputPathIsRefusedWithWhyWhereNoHdf5FileCanBeWrittenThere) {
+  EXPECT_EQ(hdf5_output_refused(path_), "");  // new, in a writable directory
+  std::ofstream(path_) << "an earlier file";
+  EXPECT_EQ(hdf5_output_refused(path_), "");  // replaced
+  EXPECT_EQ(hdf5_output_refused(root_.string()), "it is a directory");
+  const std::string to_dir = (root_ / "to-dir").string(), to_file = (root_ / "to-file").string();
+  fs::create_symlink(root_, to_dir);
+  fs::create_symlink(path_, to_file);
+  EXPECT_EQ(hdf5_output_refused(to_dir), "it is a directory");  // judged by what it points to
+  EXPECT_EQ(hdf5_output_refused(to_file), "");
+  if (fs::exists("/dev/null")) {
+    EXPECT_EQ(hdf5_output_refused("/dev/null"), "it is not a regular file, as an HDF5 file must be");
+  }
+  const std::string missing = (root_ / "no-such-dir").string();
+  EXPECT_EQ(hdf5_output_refused(missing + "/out.h5"), "its directory '" + missing + "' does not exist");
+  EXPECT_EQ(hdf5_output_refused(path_ + "/out.h5"), "'" + path_ + "' is not a directory");
+  EXPECT_EQ(hdf5_output_refused("/out.h5").find("does not exist"), std::string::npos);  // its directory is /
+  if (::geteuid() != 0) {                                                               // root may write anywhere
+    const fs::path locked = root_ / "locked";
+    fs::create_directories(locked);
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_EQ(hdf5_output_refused((locked / "out.h5").string()), "its directory '" + locked.string() + "' is not writable");
+    fs::permissions(locked, fs::perms::owner_all);
+  }
+}
+
 TEST_F(FileSpace, APathThatIsNotARegularFileIsLeftToTheWriter) {
   const SpaceCheck check = reserve_file_space("/dev/null", 4 * kMiB, ExistingFile::Replace);
   EXPECT_TRUE(check.room);

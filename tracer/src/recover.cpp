@@ -589,6 +589,8 @@ int recover(const std::string& input, const std::string& output) {
   const auto refused = [&](const SpaceCheck& space) {
     return Error(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, space.reason, dir.string()));
   };
+  if (const std::string why = hdf5_output_refused(out); !why.empty())
+    throw InputError(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, why, dir.string()));
   if (const SpaceCheck space = reserve_file_space(out, need, ExistingFile::Replace); !space.room) throw refused(space);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));

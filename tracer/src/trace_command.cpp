@@ -19,6 +19,7 @@
 #include "ripple/analysis/trace_reader.hpp"
 #include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
+#include "ripple/common/file_space.hpp"
 
 namespace ripple::trace {
 namespace {
@@ -50,10 +51,9 @@ int launch(const std::string& output, double buffer_mib, double flush_seconds, c
   if (!fs::exists(lib))
     throw InputError(fmt::format("ripple trace: tracer library '{}' not found: set RIPPLE_TRACE_LIBRARY", lib));
   const fs::path out = fs::absolute(output);
-  if (!fs::is_directory(out.parent_path()))
-    throw InputError(fmt::format("ripple trace: output directory '{}' does not exist", out.parent_path().string()));
-  if (::access(out.parent_path().c_str(), W_OK) != 0)
-    throw InputError(fmt::format("ripple trace: output directory '{}' is not writable", out.parent_path().string()));
+  // Said now, not after the run (its events would then wait in the spool for `recover`).
+  if (const std::string why = hdf5_output_refused(out.string()); !why.empty())
+    throw InputError(fmt::format("ripple trace: cannot write the trace to '{}': {}", out.string(), why));
   std::string preload = lib;
   if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') preload += std::string(":") + old;
   ::setenv("LD_PRELOAD", preload.c_str(), 1);

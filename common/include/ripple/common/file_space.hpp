@@ -43,6 +43,12 @@ std::string file_size_limit_refuses(std::int64_t bytes);
 // is cut. Best effort.
 void release_unused_space(const std::string& path, std::int64_t at_least = 0);
 
+// Why `path` cannot be an HDF5 output file, or empty if it can as far as can be told: an existing
+// directory or other file that is not a regular one (a device such as /dev/null: the MPI-IO driver
+// sizes its file, and fails there only at the close), a parent directory that is missing, not a
+// directory, or not writable. A link is judged by what it points to.
+std::string hdf5_output_refused(const std::string& path);
+
 // Removes the file at `path` if it is a regular file (a writer's failed output), and nothing else:
 // an output path may name /dev/null or a link.
 void remove_regular_file(const std::string& path);
