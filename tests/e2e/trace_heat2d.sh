@@ -170,6 +170,9 @@ for o in . /dev/null; do
   [ "$rc" -eq 2 ] && [ ! -e ran.txt ] && grep -q "cannot write the trace to '.*': it is \(a directory\|not a regular file\)" err.txt \
     && pass "-o $o: $(cat err.txt)" || fail "-o $o: rc=$rc $(cat err.txt)"
 done
+timeout 60 "$MPIEXEC" -np 3 --oversubscribe "$RIPPLE_BIN" trace -o . -- true > /dev/null 2> err.txt; rc=$?
+[ "$rc" -ne 0 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] && pass "-o . under mpirun: one line" \
+  || fail "-o . under mpirun: rc=$rc $(cat err.txt)"
 "$RIPPLE_BIN" trace -o /nonexistent/dir/t.h5 -- true 2> err.txt; rc=$?
 [ "$rc" -eq 2 ] && grep -q "does not exist" err.txt && pass "unwritable output: $(cat err.txt)" || fail "unwritable output rc=$rc $(cat err.txt)"
 head -c 3000 heat.h5 > truncated.h5; "$RIPPLE_BIN" trace info truncated.h5 2> err.txt; rc=$?

@@ -213,14 +213,16 @@ int trace_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return report_command_line(app, e, "ripple trace --help");
   }
+  bool launching = false;
   try {
     if (*info_cmd) return info(info_file, json);
     if (*recover_cmd) return recover(recover_input, recover_output);
+    launching = true;                               // once per rank under the launcher, before MPI: rank 0 speaks for all
     if (!(buffer_mib > 0) || !(flush_seconds > 0))  // NaN too
       throw InputError("ripple trace: --buffer-mib and --flush-seconds must be positive");
     return launch(output, buffer_mib, flush_seconds, sampling, command);
   } catch (const Error& e) {
-    std::fprintf(stderr, "ripple: error: %s\n", e.what());
+    if (!launching || launcher_rank() == 0) std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return e.exit_code();
   } catch (const std::exception& e) {  // e.g. sizes in a damaged file that exhaust memory
     std::fprintf(stderr, "ripple: error: %s\n", e.what());
