@@ -49,24 +49,23 @@ ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path, st
   f.path_ = path;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  // Rank 0's word on the path and the reservation: every rank takes the same way below.
-  std::string refused = rank == 0 ? hdf5_output_refused(path) : std::string();
-  int fit = refused.empty() ? 1 : 0;
-  MPI_Bcast(&fit, 1, MPI_INT, 0, comm);
-  if (fit == 0)
+  // Rank 0 looks at the path and reserves the space (its `reserve` counts); one verdict, broadcast,
+  // so that every rank takes the same way below.
+  std::string refused;
+  SpaceCheck space;
+  if (rank == 0) {
+    refused = hdf5_output_refused(path);
+    if (refused.empty() && reserve > 0) space = reserve_file_space(path, reserve, ExistingFile::Replace);
+  }
+  int verdict[3] = {refused.empty() ? 1 : 0, space.room ? 1 : 0, space.reserved ? 1 : 0};
+  MPI_Bcast(verdict, 3, MPI_INT, 0, comm);
+  if (verdict[0] == 0)
     throw InputError(rank == 0 ? fmt::format("cannot write HDF5 file '{}': {}", path, refused)
                                : fmt::format("cannot write HDF5 file '{}' (rank 0 says why)", path));
-  MPI_Bcast(&reserve, 1, MPI_INT64_T, 0, comm);
-  if (reserve > 0) {
-    SpaceCheck space;
-    if (rank == 0) space = reserve_file_space(path, reserve, ExistingFile::Replace);
-    int verdict[2] = {space.room ? 1 : 0, space.reserved ? 1 : 0};
-    MPI_Bcast(verdict, 2, MPI_INT, 0, comm);
-    if (verdict[0] == 0)
-      throw Error(rank == 0 ? fmt::format("cannot write '{}': {}", path, space.reason)
-                            : fmt::format("cannot write '{}': rank 0 could not reserve its space", path));
-    f.reserved_ = verdict[1] != 0;
-  }
+  if (verdict[1] == 0)
+    throw Error(rank == 0 ? fmt::format("cannot write '{}': {}", path, space.reason)
+                          : fmt::format("cannot write '{}': rank 0 could not reserve its space", path));
+  f.reserved_ = verdict[2] != 0;
   H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
   RIPPLE_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL));
   // The 1.8 format stores attributes larger than 64 KiB (a configuration with per-oscillator arrays).

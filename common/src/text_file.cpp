@@ -14,16 +14,16 @@
 namespace ripple {
 
 void write_text_file(const std::string& path, std::string_view text, std::string_view what) {
+  const auto message = [&](int why) { return fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(why)); };
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // less the umask, as any file
   if (fd < 0) {
     const int why = errno;
-    const std::string message = fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(why));
     // The path given is wrong; else the system refused (a full disk or an inode quota where the
     // file would be created, too many open files, an I/O error), as a failed write would.
     const bool bad_path = why == ENOENT || why == ENOTDIR || why == EACCES || why == EPERM || why == EISDIR || why == EROFS ||
                           why == ELOOP || why == ENAMETOOLONG || why == ENXIO;
-    if (bad_path) throw InputError(message);
-    throw Error(message);
+    if (bad_path) throw InputError(message(why));
+    throw Error(message(why));
   }
   int failure = 0;
   for (std::size_t done = 0; done < text.size() && failure == 0;) {
@@ -38,7 +38,7 @@ void write_text_file(const std::string& path, std::string_view text, std::string
   if (::close(fd) != 0 && failure == 0 && errno != EINTR) failure = errno;  // NFS reports a full disk here
   if (failure == 0) return;
   remove_regular_file(path);
-  throw Error(fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(failure)));
+  throw Error(message(failure));
 }
 
 int finish_standard_output(int exit_code) {

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <string>
 
+#include "scratch_dir.hpp"
+
 namespace ripple {
 namespace {
 
@@ -27,15 +29,9 @@ std::int64_t allocated_bytes(const std::string& path) {
 
 class FileSpace : public ::testing::Test {
 protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("file-space-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    path_ = (root_ / "out.h5").string();
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path root_;
-  std::string path_;
+  testing::ScratchDir scratch_{"file-space"};
+  fs::path root_ = scratch_.path();
+  std::string path_ = (root_ / "out.h5").string();
 };
 
 constexpr std::int64_t kMiB = 1 << 20;

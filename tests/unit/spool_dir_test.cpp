@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "scratch_dir.hpp"
+
 namespace ripple::trace::detail {
 namespace {
 
@@ -17,16 +19,10 @@ namespace fs = std::filesystem;
 
 class SpoolDir : public ::testing::Test {
 protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("spool-dir-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    dir_ = (root_ / "run.h5.spool").string();
-  }
-  void TearDown() override { fs::remove_all(root_); }
   static void touch(const fs::path& p, const std::string& text = "x") { std::ofstream(p) << text; }
-  fs::path root_;
-  std::string dir_;
+  testing::ScratchDir scratch_{"spool-dir"};
+  fs::path root_ = scratch_.path();
+  std::string dir_ = (root_ / "run.h5.spool").string();
 };
 
 TEST_F(SpoolDir, AFreshDirectoryHoldsTheMarkAndNothingElse) {

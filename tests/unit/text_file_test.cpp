@@ -17,6 +17,7 @@
 #include <string>
 
 #include "ripple/common/error.hpp"
+#include "scratch_dir.hpp"
 
 namespace ripple {
 namespace {
@@ -43,15 +44,9 @@ std::pair<std::string, int> thrown(F&& write) {
 
 class TextFile : public ::testing::Test {
 protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("text-file-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    path_ = (root_ / "summary.json").string();
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  fs::path root_;
-  std::string path_;
+  testing::ScratchDir scratch_{"text-file"};
+  fs::path root_ = scratch_.path();
+  std::string path_ = (root_ / "summary.json").string();
 };
 
 TEST_F(TextFile, WritesTheTextExactlyAndEmptiesAnEarlierLongerFile) {

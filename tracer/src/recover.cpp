@@ -586,11 +586,11 @@ int recover(const std::string& input, const std::string& output) {
       if (const std::uintmax_t bytes = fs::file_size(path, ec); !ec) side_bytes += bytes;
     }
   const std::int64_t need = hdf5_file_bytes(static_cast<double>(static_cast<std::uintmax_t>(total) * sizeof(Event) + side_bytes));
-  const auto refused = [&](const SpaceCheck& space) {
-    return Error(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, space.reason, dir.string()));
+  const auto untouched = [&](const std::string& why) {
+    return fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, why, dir.string());
   };
-  if (const std::string why = hdf5_output_refused(out); !why.empty())
-    throw InputError(fmt::format("cannot write '{}': {}; the spools in {} are untouched", out, why, dir.string()));
+  const auto refused = [&](const SpaceCheck& space) { return Error(untouched(space.reason)); };
+  if (const std::string why = hdf5_output_refused(out); !why.empty()) throw InputError(untouched(why));
   if (const SpaceCheck space = reserve_file_space(out, need, ExistingFile::Replace); !space.room) throw refused(space);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));

@@ -45,10 +45,10 @@ private:
 // A file opened by every rank of `comm` through MPI-IO, written collectively.
 class ParallelH5File {
 public:
-  // Creates `path` (truncating it). Collective. With `reserve` > 0 on rank 0, rank 0 first reserves
-  // that many bytes for the file (ripple/common/file_space.hpp: HDF5 1.10 cannot recover from a
-  // write that fails half-way), and every rank throws where the file system refuses them, rank 0
-  // with the reason.
+  // Creates `path` (truncating it). Collective. Rank 0 first looks at the path (hdf5_output_refused:
+  // an InputError) and, with `reserve` > 0 on rank 0, reserves that many bytes for the file
+  // (ripple/common/file_space.hpp: HDF5 1.10 cannot recover from a write that fails half-way: an
+  // Error where the file system refuses them); every rank throws alike, rank 0 with the reason.
   static ParallelH5File create(MPI_Comm comm, const std::string& path, std::int64_t reserve = 0);
   [[nodiscard]] hid_t id() const { return file_.get(); }
   // Data transfer property list for collective writes.

@@ -34,9 +34,10 @@ void write_summary(MPI_Comm comm, const std::string& path, const std::vector<std
                    const IterationTimes& times);
 
 // Writes an app's final result: creates `path` collectively, with the space for `data_bytes` of
-// datasets reserved first (a bad path is an agreed InputError, exit code 2; a file system without that
-// room an agreed Error, exit code 1; neither leaves a file), stamps schema, schema_version 1 and provenance, runs `write` (an
-// error there aborts the job, every rank being inside collectives) and closes the file.
+// datasets reserved first (a bad path is an agreed InputError, exit code 2; a file system without
+// that room an agreed Error, exit code 1; neither leaves a file), stamps schema, schema_version 1 and
+// provenance, runs `write` (an error there aborts the job, every rank being inside collectives) and
+// closes the file.
 void write_result_file(MPI_Comm comm, const std::string& path, const std::string& schema, int argc, char** argv,
                        double data_bytes, const std::function<void(const ParallelH5File&)>& write);
 
