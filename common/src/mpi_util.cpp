@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "ripple/common/error.hpp"
 
@@ -21,6 +23,11 @@ int launcher_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
     if (const char* r = std::getenv(name)) return std::atoi(r);
   return 0;
+}
+
+int after_rank_zero_spoke(int code) {
+  if (code != 0 && launcher_rank() != 0) std::this_thread::sleep_for(std::chrono::seconds(2));
+  return code;
 }
 
 int comm_rank(MPI_Comm comm) {

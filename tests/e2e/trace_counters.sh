@@ -139,6 +139,44 @@ s, c = f["/samples/records"]["rank"], f["/counters/rank"][:]
 for r in d["per_rank"]:
     assert r["memory_samples"] == (s == r["rank"]).sum() > 300 and r["counter_samples"] == (c == r["rank"]).sum() == 5, r
 PY
+# The hybrid case: threads started after MPI_Init (OpenMP workers, say) are sampled too, through
+# an inherited event per CPU of the rank's binding, each sample with its thread's id; the tracer's
+# own thread is not (it starts before the sampler; --flush-seconds 0.05 makes it busy meanwhile).
+# Bound to a core (mpirun's default for 2 ranks) one event per rank, unbound one per CPU. The
+# page-fault counter, inherited too, counts the workers' faults.
+for bind in core none; do
+  timeout 300 "$MPIEXEC" -np 2 --oversubscribe --bind-to $bind -x RIPPLE_PAPI_EVENTS=perf::PAGE-FAULTS "$RIPPLE_BIN" trace \
+    -o workers-$bind.h5 --samples page-faults --sample-period 1 --flush-seconds 0.05 -- "$SUBJECTS_BIN" workers 2 200 \
+    > workers-$bind.txt 2>&1 || fail "workers run (--bind-to $bind): $(cat workers-$bind.txt)"
+  /usr/bin/python3 - workers-$bind.h5 workers-$bind.txt $bind <<'PY' && pass "--bind-to $bind: worker threads' page faults sampled with their thread ids and counted; the tracer's thread not sampled" || fail "worker threads' samples (--bind-to $bind)"
+import os, re, sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+text, bind = open(sys.argv[2]).read(), sys.argv[3]
+status = f["/samples"].attrs["status"].decode()
+assert status.startswith("active: page-faults") and "the thread that called MPI_Init and those it starts, on CPU" in status, status
+if bind == "none" and os.cpu_count() > 1:
+    assert re.search(r"on CPUs [0-9]", status), status
+s = f["/samples/records"][:]
+assert (f["/ranks/samples_lost"][:] == 0).all() and (f["/ranks/samples_dropped"][:] == 0).all()
+page = os.sysconf("SC_PAGE_SIZE")
+names = f["/counters"].attrs["events"].decode().split("\n")
+values, crank, citer = f["/counters/values"][:], f["/counters/rank"][:], f["/counters/iteration"][:]
+for rank in range(2):
+    main = int(re.search(rf"^rank {rank} main (\d+)$", text, re.M).group(1))
+    workers = [(int(t), int(b)) for t, b in re.findall(rf"^rank {rank} worker (\d+) buffer (\d+)$", text, re.M)]
+    assert len(workers) == 2, text
+    mine = s[s["rank"] == rank]
+    assert set(int(t) for t in mine["tid"]) <= {main} | {t for t, _ in workers}, (main, workers, set(mine["tid"]))
+    for tid, lo in workers:
+        inside = mine[(mine["addr"] >= lo) & (mine["addr"] < lo + 200 * page)]
+        assert sorted(int(a) for a in inside["addr"]) == list(range(lo, lo + 200 * page, page)), (tid, len(inside))
+        assert (inside["tid"] == tid).all() and (inside["iteration"] == 1).all(), (tid, set(inside["tid"]))
+    faults = values[(crank == rank)][:, names.index("perf::PAGE-FAULTS")]
+    it = citer[crank == rank]
+    assert faults[it == 2][0] - faults[it == 1][0] >= 400, (faults, it)
+PY
+done
 # Rank 1 cannot create its side spools (directories stand where they would go): the run goes on,
 # and the file says per rank what is missing: every counter sample of rank 1 in counters_lost,
 # every memory sample it decoded in samples_dropped; its events' times come from the clock map

@@ -38,6 +38,10 @@
 //              (MPI_Cancel, MPI_Wait); exit 5 unless MPI reports it cancelled.
 //   faults:    first-touches `n` fresh pages, with an iteration marker before every 4096 of them
 //              (iteration k touches pages 4096 k ... 4096 k + 4095).
+//   workers:   the hybrid case: in iteration 1 (between MPI_Pcontrol(7701, 1) and (7701, 2)), `t`
+//              threads started after MPI_Init each first-touch `pages` fresh pages of their own, as
+//              OpenMP workers would; then the rank sleeps 0.3 s. Each rank prints its main thread's
+//              id and, per worker, "rank R worker TID buffer ADDRESS" (decimal).
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
 //              the others (so that ranks write different numbers of rows); prints how much the
 //              process's resident memory grew from the tenth of them to the last (tracer memory
@@ -46,6 +50,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -251,6 +256,33 @@ int touch(int rank, int pages) {
   const int ok = copy[page] == 1 ? 0 : 5;
   ::munmap(buf, bytes);
   return ok;
+}
+
+int workers(int rank, int threads, int pages) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<char*> buffers(static_cast<std::size_t>(threads));
+  std::vector<long> tids(static_cast<std::size_t>(threads));
+  for (char*& b : buffers)
+    if ((b = fresh_pages(pages)) == nullptr) return 4;
+  MPI_Pcontrol(7701, 0);
+  MPI_Pcontrol(7701, 1);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      tids[static_cast<std::size_t>(t)] = ::gettid();
+      char* b = buffers[static_cast<std::size_t>(t)];
+      for (std::size_t p = 0; p < page * static_cast<std::size_t>(pages); p += page) b[p] = 1;
+    });
+  for (std::thread& t : pool) t.join();
+  MPI_Pcontrol(7701, 2);
+  std::printf("rank %d main %ld\n", rank, static_cast<long>(::gettid()));
+  for (int t = 0; t < threads; ++t)
+    std::printf("rank %d worker %ld buffer %ju\n", rank, tids[static_cast<std::size_t>(t)],
+                static_cast<std::uintmax_t>(reinterpret_cast<std::uintptr_t>(buffers[static_cast<std::size_t>(t)])));
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the tracer's flusher wakes meanwhile
+  MPI_Barrier(MPI_COMM_WORLD);
+  return 0;
 }
 
 long resident_kib() {
@@ -602,6 +634,8 @@ int main(int argc, char** argv) {
     rc = faults(argc > 2 ? std::atoi(argv[2]) : 4096);
   else if (std::strcmp(mode, "markers") == 0)
     rc = markers(rank, (argc > 2 ? std::atoi(argv[2]) : 1000) / (rank == 0 ? 1 : 10));
+  else if (std::strcmp(mode, "workers") == 0)
+    rc = workers(rank, argc > 2 ? std::atoi(argv[2]) : 2, argc > 3 ? std::atoi(argv[3]) : 200);
   else if (std::strcmp(mode, "touch") == 0)
     rc = touch(rank, argc > 2 ? std::atoi(argv[2]) : 256);
   else if (std::strcmp(mode, "threads") == 0) {

@@ -396,29 +396,36 @@ void start(Call init_call) {
       if (s->rank == 0) std::fprintf(stderr, "ripple trace: %s not started: %s\n", what, e.what());
     }
   };
-  // Counters: RIPPLE_PAPI_EVENTS (comma-separated) or what the CXL model needs. A missing one is
-  // recorded with its reason and reported in one line by rank 0; the run goes on.
-  optional("counters", [&] {
-    const char* list = std::getenv("RIPPLE_PAPI_EVENTS");
-    s->counters.start(list != nullptr ? detail::split_event_list(list) : detail::default_counter_events());
-    // Uncore (memory-controller) counters: RIPPLE_UNCORE_EVENTS, counted once per package by its leader.
-    const char* uncore = std::getenv("RIPPLE_UNCORE_EVENTS");
-    s->counters.start_uncore(uncore != nullptr ? detail::split_event_list(uncore) : detail::default_uncore_events(),
-                             s->placement.me.socket_leader != 0, s->placement.package_cpus);
-  });
-  open_counter_spool(*s);
-  open_clock_spool(*s);
-  write_placement_spool(*s);
-  spool_clock(*s);  // the map's first piece at once: a rank killed before its first flush keeps it
-  detail::sample_counters(*s);
-  // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS).
   const detail::SamplerConfig sampling = sampler_config(ignored);
   if (s->rank == 0 && !ignored.empty()) std::fprintf(stderr, "ripple trace: settings ignored: %s\n", ignored.c_str());
-  optional("memory sampling", [&] {
-    s->sampler.start(sampling, s->rank, s->t0);
-    open_sample_spool(*s);
-  });
-  s->flusher = std::thread(flusher_loop, s);  // only now: it drains the sampler
+  // The flusher starts before the counters and the sampler, which inherit to the threads started
+  // after them: the tracer's own thread is neither counted nor sampled. It spools nothing until the
+  // side spools are open (write_mutex).
+  {
+    const std::lock_guard<std::mutex> writer(s->write_mutex);
+    s->flusher = std::thread(flusher_loop, s);
+    // Counters: RIPPLE_PAPI_EVENTS (comma-separated) or what the CXL model needs. A missing one is
+    // recorded with its reason and reported in one line by rank 0; the run goes on.
+    optional("counters", [&] {
+      const char* list = std::getenv("RIPPLE_PAPI_EVENTS");
+      s->counters.start(list != nullptr ? detail::split_event_list(list) : detail::default_counter_events());
+      // Uncore (memory-controller) counters: RIPPLE_UNCORE_EVENTS, counted once per package by its leader.
+      const char* uncore = std::getenv("RIPPLE_UNCORE_EVENTS");
+      s->counters.start_uncore(uncore != nullptr ? detail::split_event_list(uncore) : detail::default_uncore_events(),
+                               s->placement.me.socket_leader != 0, s->placement.package_cpus);
+    });
+    open_counter_spool(*s);
+    open_clock_spool(*s);
+    write_placement_spool(*s);
+    spool_clock(*s);  // the map's first piece at once: a rank killed before its first flush keeps it
+    // Precise memory samples: RIPPLE_TRACE_SAMPLES (auto: PEBS load latency or AMD IBS). The flusher
+    // may drain them as soon as they start (the sampler's lock), and spools them once their spool is open.
+    optional("memory sampling", [&] {
+      s->sampler.start(sampling, s->rank, s->t0);
+      open_sample_spool(*s);
+    });
+  }
+  detail::sample_counters(*s);  // outside write_mutex: a full queue flushes
   if (s->rank == 0) {
     std::string missing;
     for (const auto& c : s->counters.status())

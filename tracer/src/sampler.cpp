@@ -1,6 +1,7 @@
 #include "sampler.hpp"
 
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,8 +29,8 @@ std::string paranoid_hint() {
   return in >> level ? " (perf_event_paranoid is " + std::to_string(level) + ")" : "";
 }
 
-int open_attr(perf_event_attr& attr, int group_fd) {
-  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC));
+int open_attr(perf_event_attr attr, int cpu, int group_fd) {
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, cpu, group_fd, PERF_FLAG_FD_CLOEXEC));
 }
 
 perf_event_attr sampling_attr(std::uint32_t type, std::uint64_t config, std::uint64_t period) {
@@ -46,14 +47,45 @@ perf_event_attr sampling_attr(std::uint32_t type, std::uint64_t config, std::uin
   return attr;
 }
 
+std::string open_failure(const std::string& name) {
+  return "perf_event_open(" + name + ") failed: " + std::strerror(errno) +
+         (errno == EACCES || errno == EPERM ? paranoid_hint() : "");
+}
+
+// The CPUs this thread may run on (the rank's binding), in order; empty if the kernel does not say.
+std::vector<int> affinity_cpus() {
+  const long configured = ::sysconf(_SC_NPROCESSORS_CONF);
+  const int n = static_cast<int>(std::max(configured, 1024L));
+  cpu_set_t* set = CPU_ALLOC(n);
+  const std::size_t bytes = CPU_ALLOC_SIZE(n);
+  std::vector<int> cpus;
+  if (set != nullptr && ::sched_getaffinity(0, bytes, set) == 0)
+    for (int c = 0; c < n; ++c)
+      if (CPU_ISSET_S(c, bytes, set)) cpus.push_back(c);
+  if (set != nullptr) CPU_FREE(set);
+  return cpus;
+}
+
+// "0-3,8" for {0, 1, 2, 3, 8}.
+std::string cpu_list(const std::vector<int>& cpus) {
+  std::string text;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += std::to_string(cpus[i]);
+    if (j > i) {
+      text += '-';
+      text += std::to_string(cpus[j]);
+    }
+    i = j + 1;
+  }
+  return text;
+}
+
 }  // namespace
 
-bool MemorySampler::open_event(const SamplerConfig& c, std::string& what, std::string& why) {
-  const auto fail_open = [&](const std::string& name) {
-    why = "perf_event_open(" + name + ") failed: " + std::strerror(errno) +
-          (errno == EACCES || errno == EPERM ? paranoid_hint() : "");
-    return false;
-  };
+bool MemorySampler::describe_event(const SamplerConfig& c, EventSpec& spec, std::string& why) {
   struct Software {
     const char* name;
     std::uint64_t config;
@@ -62,10 +94,9 @@ bool MemorySampler::open_event(const SamplerConfig& c, std::string& what, std::s
        {Software{"page-faults", PERF_COUNT_SW_PAGE_FAULTS}, Software{"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
         Software{"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ}}) {
     if (c.event != sw.name) continue;
-    perf_event_attr attr = sampling_attr(PERF_TYPE_SOFTWARE, sw.config, c.period);
-    fd_ = open_attr(attr, -1);
-    what = std::string(sw.name) + " (software event), period " + std::to_string(c.period);
-    return fd_ >= 0 || fail_open(sw.name);
+    spec.sample = sampling_attr(PERF_TYPE_SOFTWARE, sw.config, c.period);
+    spec.what = std::string(sw.name) + " (software event), period " + std::to_string(c.period);
+    return true;
   }
   if (c.event != "auto" && c.event != "mem-loads" && c.event != "ibs_op") {
     why = "unknown sample event '" + c.event + "' (auto, off, mem-loads, ibs_op, page-faults, minor-faults, major-faults)";
@@ -74,40 +105,29 @@ bool MemorySampler::open_event(const SamplerConfig& c, std::string& what, std::s
   // Intel PEBS load latency: the core PMU's mem-loads event (cpu, or cpu_core on hybrid parts).
   const std::string cpu = exists(c.sysfs + "/cpu_core/events") ? c.sysfs + "/cpu_core" : c.sysfs + "/cpu";
   if (c.event != "ibs_op" && exists(cpu + "/events/mem-loads")) {
-    std::string pmu_why;
-    const auto loads = read_pmu_event(cpu, "mem-loads", {{"ldlat", c.ldlat}}, pmu_why);
-    if (!loads) {
-      why = pmu_why;
-      return false;
-    }
+    const auto loads = read_pmu_event(cpu, "mem-loads", {{"ldlat", c.ldlat}}, why);
+    if (!loads) return false;
     if (exists(cpu + "/events/mem-loads-aux")) {  // newer cores: the load-latency event needs this group leader
-      const auto aux = read_pmu_event(cpu, "mem-loads-aux", {}, pmu_why);
-      if (!aux) {
-        why = pmu_why;
-        return false;
-      }
-      perf_event_attr lead{};
-      lead.size = sizeof lead;
-      lead.type = aux->type;
-      lead.config = aux->config[0];
-      lead.config1 = aux->config[1];
-      lead.exclude_kernel = 1;
-      lead.exclude_hv = 1;
-      leader_fd_ = open_attr(lead, -1);
-      if (leader_fd_ < 0) return fail_open("mem-loads-aux");
+      const auto aux = read_pmu_event(cpu, "mem-loads-aux", {}, why);
+      if (!aux) return false;
+      spec.led = true;
+      spec.leader.size = sizeof spec.leader;
+      spec.leader.type = aux->type;
+      spec.leader.config = aux->config[0];
+      spec.leader.config1 = aux->config[1];
+      spec.leader.exclude_kernel = 1;
+      spec.leader.exclude_hv = 1;
     }
-    perf_event_attr attr = sampling_attr(loads->type, loads->config[0], c.period);
-    attr.config1 = loads->config[1];
-    attr.config2 = loads->config[2];
-    attr.precise_ip = 2;
-    fd_ = open_attr(attr, leader_fd_);
-    what = "mem-loads (PEBS load latency, ldlat " + std::to_string(c.ldlat) + " cycles), period " + std::to_string(c.period) +
-           (leader_fd_ >= 0 ? ", led by mem-loads-aux" : "");
-    return fd_ >= 0 || fail_open("mem-loads");
+    spec.sample = sampling_attr(loads->type, loads->config[0], c.period);
+    spec.sample.config1 = loads->config[1];
+    spec.sample.config2 = loads->config[2];
+    spec.sample.precise_ip = 2;
+    spec.what = "mem-loads (PEBS load latency, ldlat " + std::to_string(c.ldlat) + " cycles), period " +
+                std::to_string(c.period) + (spec.led ? ", led by mem-loads-aux" : "");
+    return true;
   }
   // AMD IBS op sampling (its period counts in units of 16 ops).
   if (c.event != "mem-loads" && exists(c.sysfs + "/ibs_op/type")) {
-    std::string pmu_why;
     std::ifstream in(c.sysfs + "/ibs_op/type");
     std::uint32_t type = 0;
     if (!(in >> type)) {
@@ -115,29 +135,30 @@ bool MemorySampler::open_event(const SamplerConfig& c, std::string& what, std::s
       return false;
     }
     const std::uint64_t period = std::max<std::uint64_t>(16, (c.period + 15) / 16 * 16);
-    perf_event_attr attr = sampling_attr(type, 0, period);
+    spec.sample = sampling_attr(type, 0, period);
     // IBS cannot exclude privilege levels in hardware: the kernel rejects exclude_* unless the PMU
     // offers its software filter (format "swfilt", Linux 6.14+). Without it, samples include the
     // kernel (which perf_event_paranoid <= 1 or CAP_PERFMON allows).
     const bool swfilt = exists(c.sysfs + "/ibs_op/format/swfilt");
-    attr.exclude_kernel = swfilt ? 1 : 0;
-    attr.exclude_hv = 0;
+    spec.sample.exclude_kernel = swfilt ? 1 : 0;
+    spec.sample.exclude_hv = 0;
     if (swfilt) {
       // Set the swfilt bit where the format says, through an event description of our own.
       std::ifstream f(c.sysfs + "/ibs_op/format/swfilt");
-      std::string spec;
-      f >> spec;  // e.g. config2:0
-      const auto colon = spec.find(':');
+      std::string format;
+      f >> format;  // e.g. config2:0
+      const auto colon = format.find(':');
       if (colon != std::string::npos) {
-        const int bit = std::atoi(spec.c_str() + colon + 1);
-        const std::string field = spec.substr(0, colon);
+        const int bit = std::atoi(format.c_str() + colon + 1);
+        const std::string field = format.substr(0, colon);
         if (bit >= 0 && bit < 64)
-          (field == "config2" ? attr.config2 : field == "config1" ? attr.config1 : attr.config) |= 1ULL << bit;
+          (field == "config2"   ? spec.sample.config2
+           : field == "config1" ? spec.sample.config1
+                                : spec.sample.config) |= 1ULL << bit;
       }
     }
-    fd_ = open_attr(attr, -1);
-    what = "ibs_op (AMD IBS), period " + std::to_string(period) + (swfilt ? ", user space only" : ", user and kernel");
-    return fd_ >= 0 || fail_open("ibs_op");
+    spec.what = "ibs_op (AMD IBS), period " + std::to_string(period) + (swfilt ? ", user space only" : ", user and kernel");
+    return true;
   }
   if (!exists(cpu) && !exists(c.sysfs + "/ibs_op"))
     why = "no hardware PMU (no " + c.sysfs + "/cpu, cpu_core or ibs_op)";
@@ -148,7 +169,67 @@ bool MemorySampler::open_event(const SamplerConfig& c, std::string& what, std::s
   return false;
 }
 
+// Opens `spec` (and its leader) for this thread on `cpu`, inherited by the threads it starts from
+// now on; or, with cpu -1, for this thread alone wherever it runs (the kernel maps no inherited
+// event for any CPU). Maps a ring of `pages` data pages, halved while the locked-memory limit
+// (perf_event_mlock_kb, then RLIMIT_MEMLOCK) refuses it, down to one.
+bool MemorySampler::open_ring(const EventSpec& spec, int cpu, std::size_t pages, Ring& ring, std::string& why) {
+  const bool inherit = cpu >= 0;
+  if (spec.led) {
+    perf_event_attr leader = spec.leader;
+    leader.inherit = inherit ? 1 : 0;
+    ring.leader_fd = open_attr(leader, cpu, -1);
+    if (ring.leader_fd < 0) {
+      why = open_failure("mem-loads-aux");
+      return false;
+    }
+  }
+  perf_event_attr sample = spec.sample;
+  sample.inherit = inherit ? 1 : 0;
+  ring.cpu = cpu;
+  ring.fd = open_attr(sample, cpu, ring.leader_fd);
+  if (ring.fd < 0) {
+    why = open_failure(spec.what.substr(0, spec.what.find(' ')));
+    return false;
+  }
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  for (;; pages /= 2) {
+    ring.bytes = (pages + 1) * page;
+    ring.map = ::mmap(nullptr, ring.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ring.fd, 0);
+    if (ring.map != MAP_FAILED) return true;
+    ring.map = nullptr;
+    if (errno != EPERM || pages == 1) {
+      why = std::string("mmap of the sample ring buffer failed: ") + std::strerror(errno);
+      return false;
+    }
+  }
+}
+
+// One inherited event per CPU of `cpus`, `pages` data pages each (fewer where the limit says).
+bool MemorySampler::open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::size_t pages, std::string& why) {
+  for (const int cpu : cpus) {
+    rings_.emplace_back();
+    if (!open_ring(spec, cpu, pages, rings_.back(), why)) {
+      why = "on CPU " + std::to_string(cpu) + ": " + why;
+      return false;
+    }
+  }
+  return !rings_.empty();
+}
+
+void MemorySampler::close_rings() {
+  for (Ring& r : rings_) {
+    if (r.map != nullptr) ::munmap(r.map, r.bytes);
+    if (r.fd >= 0) ::close(r.fd);
+    if (r.leader_fd >= 0) ::close(r.leader_fd);
+  }
+  rings_.clear();
+}
+
+// Under the lock that drains take: the recorder's flusher already runs (started first, so that the
+// inherited events never sample the tracer's own thread).
 void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
+  std::lock_guard<std::mutex> guard(mutex_);
   rank_ = rank;
   offset_ = -t0;
   max_samples_ = c.max_samples;
@@ -156,31 +237,41 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
     status_ = "unavailable: switched off (--samples off)";
     return;
   }
-  std::string what, why;
-  if (!open_event(c, what, why)) {
-    stop();
+  EventSpec spec;
+  std::string why;
+  if (!describe_event(c, spec, why)) {
     status_ = "unavailable: " + why;
     return;
   }
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::size_t pages = 1;
-  while (pages < c.ring_pages) pages *= 2;
-  ring_bytes_ = (pages + 1) * page;
-  ring_ = ::mmap(nullptr, ring_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-  if (ring_ == MAP_FAILED) {
-    ring_ = nullptr;
-    const std::string err = std::strerror(errno);
-    stop();
-    status_ = "unavailable: mmap of the sample ring buffer failed: " + err;
-    return;
+  std::size_t total = 1;
+  while (total < c.ring_pages) total *= 2;
+  // Every thread: an inherited event on each CPU the rank may run on, the ring's pages shared out.
+  const std::vector<int> cpus = affinity_cpus();
+  std::size_t each = total;
+  while (each > 1 && each * cpus.size() > total) each /= 2;
+  std::string scope;
+  if (!cpus.empty() && open_on_cpus(spec, cpus, each, why)) {
+    scope = "the thread that called MPI_Init and those it starts, on CPU";
+    scope += cpus.size() > 1 ? "s " : " ";
+    scope += cpu_list(cpus);
+  } else {  // this thread alone, as a last resort (and so said)
+    const std::string per_cpu = cpus.empty() ? std::string("the rank's CPUs are unknown") : why;
+    close_rings();
+    rings_.emplace_back();
+    if (!open_ring(spec, -1, total, rings_.back(), why)) {
+      close_rings();
+      status_ = "unavailable: " + why;
+      return;
+    }
+    scope = "the thread that called MPI_Init only (per CPU: " + per_cpu + ")";
   }
-  sample_type_ = kMemorySampleType;
-  status_ = "active: " + what;
+  status_ = "active: " + spec.what + ", " + scope;
   // Room for what waits between two flushes (the flusher spools at 16 Ki): a drain at an iteration
   // marker, inside MPI_Pcontrol, then seldom allocates. spool_new swaps the two, so both keep it.
   const std::size_t room = std::min<std::size_t>(max_samples_, 1u << 14);
   pending_.reserve(room);
   writing_.reserve(room);
+  active_.store(true, std::memory_order_release);
 }
 
 void MemorySampler::keep(const MemorySample& s, void* self) {
@@ -203,20 +294,28 @@ void MemorySampler::keep(const MemorySample& s, void* self) {
   m.pending_.push_back(r);
 }
 
-void MemorySampler::drain() {
-  std::lock_guard<std::mutex> guard(mutex_);
-  if (ring_ == nullptr) return;
-  auto* meta = static_cast<perf_event_mmap_page*>(ring_);
+void MemorySampler::drain_ring_locked(Ring& ring) {
+  auto* meta = static_cast<perf_event_mmap_page*>(ring.map);
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::uint64_t offset = meta->data_offset != 0 ? meta->data_offset : page;
-  const std::uint64_t size = meta->data_size != 0 ? meta->data_size : ring_bytes_ - page;
+  const std::uint64_t size = meta->data_size != 0 ? meta->data_size : ring.bytes - page;
   const std::uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
   const std::uint64_t tail = meta->data_tail;
-  const auto* data = static_cast<const std::uint8_t*>(ring_) + offset;
-  const DrainResult r = drain_ring(data, size, tail, head, sample_type_, &MemorySampler::keep, this);
+  const auto* data = static_cast<const std::uint8_t*>(ring.map) + offset;
+  const DrainResult r = drain_ring(data, size, tail, head, kMemorySampleType, &MemorySampler::keep, this);
   lost_ += static_cast<std::int64_t>(r.lost);
   // A damaged record cannot be stepped over: skip to the head (and count nothing we cannot read).
   __atomic_store_n(&meta->data_tail, r.corrupt ? head : tail + r.consumed, __ATOMIC_RELEASE);
+}
+
+void MemorySampler::drain() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  const std::size_t first = pending_.size();
+  for (Ring& ring : rings_) drain_ring_locked(ring);
+  // Each ring is in time order; several (threads on several CPUs) are merged.
+  if (rings_.size() > 1)
+    std::stable_sort(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end(),
+                     [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
 }
 
 void MemorySampler::spool_to(int fd) {
@@ -225,14 +324,16 @@ void MemorySampler::spool_to(int fd) {
 }
 
 void MemorySampler::spool_new() {
+  int fd = -1;
   {
     std::lock_guard<std::mutex> guard(mutex_);  // taken out: a drain at a marker never waits for the write
     writing_.swap(pending_);
+    fd = spool_fd_;
   }
   // Whatever is not written is dropped, and counted so at MPI_Finalize; the spool ends there, with
   // whole records as far as they got.
-  if (!spool_failed_ && spool_fd_ >= 0 && !writing_.empty())
-    spool_failed_ = !write_all(spool_fd_, writing_.data(), writing_.size() * sizeof(SampleRecord));
+  if (!spool_failed_ && fd >= 0 && !writing_.empty())
+    spool_failed_ = !write_all(fd, writing_.data(), writing_.size() * sizeof(SampleRecord));
   writing_.clear();  // its room stays for the next swap
 }
 
@@ -248,12 +349,10 @@ void MemorySampler::mark(int iteration) {
 
 void MemorySampler::stop() {
   std::lock_guard<std::mutex> guard(mutex_);
-  if (ring_ != nullptr) ::munmap(ring_, ring_bytes_);
-  ring_ = nullptr;
-  if (fd_ >= 0) ::close(fd_);
-  if (leader_fd_ >= 0) ::close(leader_fd_);
+  active_.store(false, std::memory_order_release);
+  close_rings();
   if (spool_fd_ >= 0) ::close(spool_fd_);
-  fd_ = leader_fd_ = spool_fd_ = -1;
+  spool_fd_ = -1;
 }
 
 MemorySampler::~MemorySampler() { stop(); }

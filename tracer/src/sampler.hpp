@@ -1,6 +1,8 @@
 #pragma once
-// Precise memory-load sampling through perf_event_open, for the thread that called MPI_Init:
-// Intel PEBS load latency (the `mem-loads` event of the cpu PMU with an ldlat threshold, led by
+// Precise memory-load sampling through perf_event_open, for the thread that called MPI_Init and
+// every thread it starts later (OpenMP workers, say), but not the tracer's own: one event per CPU
+// of the rank's affinity mask, inherited by new threads, each with its own ring buffer. Intel PEBS
+// load latency (the `mem-loads` event of the cpu PMU with an ldlat threshold, led by
 // `mem-loads-aux` where the core needs it) or AMD IBS op; or, for tests and first-touch studies, a
 // Linux software event such as page-faults. No signals: the ring buffer is drained by header size
 // (perf_decoder) from the recorder's flusher thread, at iteration markers and at MPI_Finalize.
@@ -8,6 +10,8 @@
 // sample gets its iteration as it is decoded and waits in memory only until the recorder's next
 // flush spools it; MPI_Finalize reads the spool back. If the event cannot be opened the reason is
 // kept and the run goes on.
+#include <linux/perf_event.h>
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -25,7 +29,7 @@ struct SamplerConfig {
   std::uint64_t period = 4000;         // events between samples (software events: faults)
   std::uint64_t ldlat = 30;            // PEBS load-latency threshold in cycles
   std::size_t max_samples = 1u << 18;  // decoded samples waiting for the spool; more are dropped
-  std::size_t ring_pages = 256;        // data pages of the ring buffer (a power of two): 1 MiB
+  std::size_t ring_pages = 256;        // data pages of the ring buffers together (a power of two): 1 MiB
   std::string sysfs = "/sys/bus/event_source/devices";
 };
 
@@ -53,21 +57,38 @@ public:
   void spool_new();
   void stop();
 
-  [[nodiscard]] bool active() const { return fd_ >= 0; }
+  [[nodiscard]] bool active() const { return active_.load(std::memory_order_acquire); }
   [[nodiscard]] const std::string& status() const { return status_; }  // "active: ..." or "unavailable: ..."
   [[nodiscard]] std::int64_t lost() const { return lost_; }            // reported lost by the kernel
   [[nodiscard]] std::int64_t decoded() const { return decoded_; }      // every sample decoded, kept or not
   [[nodiscard]] std::size_t pending();                                 // decoded, waiting for spool_new
 
 private:
+  // The event as perf_event_open takes it, before it is opened on a CPU.
+  struct EventSpec {
+    perf_event_attr sample{};
+    bool led = false;  // opened in a group under `leader` (PEBS load latency on newer Intel cores)
+    perf_event_attr leader{};
+    std::string what;  // for the status
+  };
+  // One opened event (and its leader) with its mapped ring buffer.
+  struct Ring {
+    int fd = -1, leader_fd = -1;
+    int cpu = -1;  // -1: the calling thread wherever it runs, not inherited
+    void* map = nullptr;
+    std::size_t bytes = 0;
+  };
+
   static void keep(const MemorySample& s, void* self);
-  bool open_event(const SamplerConfig& c, std::string& what, std::string& why);
+  static bool describe_event(const SamplerConfig& c, EventSpec& spec, std::string& why);
+  static bool open_ring(const EventSpec& spec, int cpu, std::size_t pages, Ring& ring, std::string& why);
+  bool open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::size_t pages, std::string& why);
+  void drain_ring_locked(Ring& ring);
+  void close_rings();
 
   std::mutex mutex_;
-  int fd_ = -1, leader_fd_ = -1;
-  void* ring_ = nullptr;
-  std::size_t ring_bytes_ = 0;
-  std::uint64_t sample_type_ = 0;
+  std::vector<Ring> rings_;
+  std::atomic<bool> active_{false};
   std::string status_ = "unavailable: not started";
   int rank_ = 0;
   double offset_ = 0;  // tracer time = kernel ns * 1e-9 + offset_

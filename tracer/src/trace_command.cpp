@@ -223,7 +223,7 @@ int trace_main(int argc, char** argv) {
     return launch(output, buffer_mib, flush_seconds, sampling, command);
   } catch (const Error& e) {
     if (!launching || launcher_rank() == 0) std::fprintf(stderr, "ripple: error: %s\n", e.what());
-    return e.exit_code();
+    return launching ? after_rank_zero_spoke(e.exit_code()) : e.exit_code();
   } catch (const std::exception& e) {  // e.g. sizes in a damaged file that exhaust memory
     std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return 1;

@@ -20,7 +20,7 @@ inline int report_command_line(CLI::App& app, const CLI::ParseError& e, const st
     else
       std::fprintf(stderr, "ripple: error: %s (see %s)\n", e.what(), help_command.c_str());
   }
-  return help ? 0 : 2;
+  return after_rank_zero_spoke(help ? 0 : 2);
 }
 
 }  // namespace ripple
