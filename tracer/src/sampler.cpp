@@ -48,8 +48,8 @@ perf_event_attr sampling_attr(std::uint32_t type, std::uint64_t config, std::uin
 }
 
 std::string open_failure(const std::string& name) {
-  return "perf_event_open(" + name + ") failed: " + std::strerror(errno) +
-         (errno == EACCES || errno == EPERM ? paranoid_hint() : "");
+  const int err = errno;  // before the hint's file read can change it
+  return "perf_event_open(" + name + ") failed: " + std::strerror(err) + (err == EACCES || err == EPERM ? paranoid_hint() : "");
 }
 
 // The CPUs this thread may run on (the rank's binding), in order; empty if the kernel does not say.
