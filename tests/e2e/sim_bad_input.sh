@@ -15,10 +15,8 @@ TOML
 # expect_error NAME PATTERN ARGS...: 2 ranks, exit code 2, exactly one error line that matches.
 expect_error() {
   local name=$1 pattern=$2; shift 2
-  set +e
-  run_np 2 sim "$@" > out.txt 2> err.txt
-  local rc=$?
-  set -e
+  local rc=0
+  run_np 2 sim "$@" > out.txt 2> err.txt || rc=$?
   local lines
   lines=$(grep -c '^ripple: error' err.txt || true)
   if [ "$rc" -ne 2 ]; then fail "$name: exit code $rc (want 2): $(cat err.txt)"; return; fi
@@ -43,17 +41,15 @@ expect_error "unwritable output" "cannot write HDF5 file '/nonexistent/dir/out.h
 run_np 2 sim good.toml --quiet || fail "good config failed"
 expect_error "existing output" "file 'out.h5' exists: pass --force" good.toml
 run_np 2 sim good.toml --quiet --force && pass "--force overwrites" || fail "--force did not overwrite"
-set +e; run_np 2 sim --bogus-option good.toml > /dev/null 2>&1; rc=$?; set -e
+rc=0; run_np 2 sim --bogus-option good.toml > /dev/null 2>&1 || rc=$?
 [ "$rc" -eq 2 ] && pass "unknown option exits 2" || fail "unknown option exit code $rc"
 # An output file system without room for the file: one line naming it and the reason, exit code 1,
 # before the run (the file's space is reserved when it is created; before, rank 1 met the full disk
 # in its first write, mid-run, and aborted). Needs a small tmpfs (root).
 mkdir -p small
 if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
-  set +e
-  run_np 2 sim good.toml --set model.oscillators=20000 --set 'output.file="small/out.h5"' > out.txt 2> err.txt
-  rc=$?
-  set -e
+  rc=0
+  run_np 2 sim good.toml --set model.oscillators=20000 --set 'output.file="small/out.h5"' > out.txt 2> err.txt || rc=$?
   [ "$rc" -eq 1 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] \
     && grep -q "cannot write 'small/out.h5': the file system refuses it the .* MiB it needs: No space left on device" err.txt \
     && [ ! -e small/out.h5 ] && pass "no room for the output: $(grep '^ripple: error' err.txt)" \
@@ -61,10 +57,8 @@ if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
   # The JSON summary on a full disk (the output elsewhere): the reason, exit code 1, no empty file
   # (before: exit 0 and an empty summary, the stream's write failing unseen in its destructor).
   dd if=/dev/zero of=small/fill bs=4k count=200 2> /dev/null || true
-  set +e
-  run_np 2 sim good.toml --force --summary small/summary.json > out.txt 2> err.txt
-  rc=$?
-  set -e
+  rc=0
+  run_np 2 sim good.toml --force --summary small/summary.json > out.txt 2> err.txt || rc=$?
   [ "$rc" -eq 1 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] \
     && grep -q "^ripple: error: --summary: cannot write 'small/summary.json': No space left on device" err.txt \
     && [ ! -e small/summary.json ] && pass "summary on a full disk: $(grep '^ripple: error' err.txt)" \
@@ -74,10 +68,8 @@ if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
   # not bad input (exit 2).
   if mount -t tmpfs -o size=1m,nr_inodes=2 tmpfs small 2> /dev/null; then
     touch small/taken 2> /dev/null || true  # the last inode
-    set +e
-    run_np 2 sim good.toml --force --summary small/summary.json > out.txt 2> err.txt
-    rc=$?
-    set -e
+    rc=0
+    run_np 2 sim good.toml --force --summary small/summary.json > out.txt 2> err.txt || rc=$?
     [ "$rc" -eq 1 ] && grep -q "^ripple: error: --summary: cannot write 'small/summary.json': No space left on device" err.txt \
       && pass "summary without an inode: $(grep '^ripple: error' err.txt)" || fail "summary without an inode: rc=$rc $(cat err.txt)"
     umount small

@@ -186,7 +186,6 @@ bool MemorySampler::open_ring(const EventSpec& spec, int cpu, std::size_t pages,
   }
   perf_event_attr sample = spec.sample;
   sample.inherit = inherit ? 1 : 0;
-  ring.cpu = cpu;
   ring.fd = open_attr(sample, cpu, ring.leader_fd);
   if (ring.fd < 0) {
     why = open_failure(spec.what.substr(0, spec.what.find(' ')));
@@ -312,10 +311,11 @@ void MemorySampler::drain() {
   std::lock_guard<std::mutex> guard(mutex_);
   const std::size_t first = pending_.size();
   for (Ring& ring : rings_) drain_ring_locked(ring);
-  // Each ring is in time order; several (threads on several CPUs) are merged.
+  // Each ring is in time order; several (threads on several CPUs) are merged, in place: a drain at
+  // an iteration marker runs inside MPI_Pcontrol, where nothing is allocated (std::stable_sort would).
   if (rings_.size() > 1)
-    std::stable_sort(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end(),
-                     [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
+    std::sort(pending_.begin() + static_cast<std::ptrdiff_t>(first), pending_.end(),
+              [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
 }
 
 void MemorySampler::spool_to(int fd) {

@@ -4,7 +4,7 @@
 // of the rank's affinity mask, inherited by new threads, each with its own ring buffer. Intel PEBS
 // load latency (the `mem-loads` event of the cpu PMU with an ldlat threshold, led by
 // `mem-loads-aux` where the core needs it) or AMD IBS op; or, for tests and first-touch studies, a
-// Linux software event such as page-faults. No signals: the ring buffer is drained by header size
+// Linux software event such as page-faults. No signals: the ring buffers are drained by header size
 // (perf_decoder) from the recorder's flusher thread, at iteration markers and at MPI_Finalize.
 // Sample times come from CLOCK_MONOTONIC, the tracer's own clock (the kernel stamps them). Each
 // sample gets its iteration as it is decoded and waits in memory only until the recorder's next
@@ -74,7 +74,6 @@ private:
   // One opened event (and its leader) with its mapped ring buffer.
   struct Ring {
     int fd = -1, leader_fd = -1;
-    int cpu = -1;  // -1: the calling thread wherever it runs, not inherited
     void* map = nullptr;
     std::size_t bytes = 0;
   };
