@@ -172,6 +172,7 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
         throw InputError(fmt::format("{}: {} names node {} of a trace of {} ranks", path, sc::kPlacement, p.node, ranks));
     }
   }
+  read_rank_sources(file.get(), path, ranks);
   read_counters(file.get(), path);
   check_samples(file.get(), path, load_tables);
   losses_.resize(ranks);
@@ -186,6 +187,30 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   per_rank(sc::kCountersLost, &Losses::counter_samples);
   per_rank(sc::kRequestsUntracked, &Losses::requests_untracked);
   per_rank(sc::kPeersUntranslated, &Losses::peers_untranslated);
+}
+
+void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::uint64_t ranks) {
+  const char* name = trace::schema::kRankSources;
+  if (H5Lexists(file, "/ranks", H5P_DEFAULT) <= 0 || H5Lexists(file, name, H5P_DEFAULT) <= 0) return;  // older files
+  if (length_of(file, name, path) != ranks) throw InputError(fmt::format("{}: {} does not have one row per rank", path, name));
+  H5Id ds = open_dataset(file, name, path);
+  H5Id type(from_file(H5Dget_type(ds.get()), path, name));
+  // Fixed-length strings of a sane width (a rank's JSON takes a few hundred bytes), stored whole.
+  constexpr std::size_t kMaxWidth = 1 << 16;
+  const std::size_t width = H5Tget_size(type.get());
+  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0 || width == 0 || width > kMaxWidth)
+    throw InputError(fmt::format("{}: {} is not a table of fixed-length strings of at most {} bytes", path, name, kMaxWidth));
+  if (H5Dget_storage_size(ds.get()) < ranks * width)
+    throw InputError(fmt::format("{}: {} stores fewer bytes than its rows take (truncated or corrupted)", path, name));
+  std::string all(ranks * width, '\0');
+  H5Id mtype = trace::text_h5_type(width);
+  if (H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()) < 0)
+    throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
+  rank_sources_.resize(ranks);
+  for (std::uint64_t r = 0; r < ranks; ++r) {
+    const char* row = all.data() + r * width;
+    rank_sources_[r].assign(row, ::strnlen(row, width));  // zero-padded, or as wide as the row
+  }
 }
 
 void TraceReader::read_counters(hid_t file, const std::string& path) {

@@ -96,6 +96,13 @@ if has_counters:
     expect("a counter sample of rank 7", lambda f: replace(f, "/counters/rank", np.full(len(f["/counters/rank"]), 7, "i4")),
            "a counter sample names rank 7 of 4")
 expect("no /ranks", lambda f: f.__delitem__("/ranks"), "/ranks is missing")
+expect("per-rank sources of the wrong length", lambda f: replace(f, "/ranks/sources", f["/ranks/sources"][:3]),
+       "/ranks/sources does not have one row per rank")
+expect("per-rank sources as variable-length strings",
+       lambda f: replace(f, "/ranks/sources", np.array([s.decode() for s in f["/ranks/sources"][:]], dtype=h5py.string_dtype())),
+       "/ranks/sources is not a table of fixed-length strings")
+expect("per-rank sources as numbers", lambda f: replace(f, "/ranks/sources", np.zeros(4, "i8")),
+       "/ranks/sources is not a table of fixed-length strings")
 # Unknown (-1) losses are what recovered files hold: accepted.
 rc, err = info(damaged("unknown losses", lambda f: replace(f, "/ranks/samples_lost", np.full(4, -1))))
 if rc != 0:

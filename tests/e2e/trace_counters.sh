@@ -154,9 +154,9 @@ import h5py
 f = h5py.File(sys.argv[1], "r")
 text, bind = open(sys.argv[2]).read(), sys.argv[3]
 status = f["/samples"].attrs["status"].decode()
-assert status.startswith("active: page-faults") and "the thread that called MPI_Init and those it starts, on CPU" in status, status
-if bind == "none" and os.cpu_count() > 1:
-    assert re.search(r"on CPUs [0-9]", status), status
+assert status.startswith("active: page-faults") and "the thread that called MPI_Init and those it starts, on the" in status, status
+cpus = int(re.search(r"on the (\d+) CPUs? of its binding, (a ring|rings) of \d+ data pages", status).group(1))
+assert cpus == (1 if bind == "core" else len(os.sched_getaffinity(0))), status
 s = f["/samples/records"][:]
 assert (f["/ranks/samples_lost"][:] == 0).all() and (f["/ranks/samples_dropped"][:] == 0).all()
 page = os.sysconf("SC_PAGE_SIZE")

@@ -51,6 +51,21 @@ assert ET.fromstring(xml).tag == "topology"
 sources = json.loads(f.attrs["sources"])
 assert sources["hwloc"].startswith("hwloc ") and sources["hwloc"].endswith("(recovered from the placement spools)"), sources
 PY
+# Each rank's sources come back from its side spools, in the form MPI_Finalize writes: the counter
+# that ran, the sampler's status, hwloc's; the root attribute is rank 0's.
+/usr/bin/python3 - crash.h5 info.json <<'PY' && pass "recovered: every rank's sources from its spools" || fail "recovered sources"
+import json, sys
+import h5py
+f = h5py.File(sys.argv[1], "r")
+rows = [json.loads(r) for r in f["/ranks/sources"][:]]
+assert len(rows) == 4 and json.loads(f.attrs["sources"]) == rows[0], (rows, f.attrs["sources"])
+info = json.load(open(sys.argv[2]))
+for r, s in enumerate(rows):
+    assert s["mpi"] == "active (recovered)" and s["counters"]["perf::TASK-CLOCK"].startswith("active via"), s
+    assert s["perf"].startswith("active: page-faults (software event), period 1, the thread that called MPI_Init"), s
+    assert s["hwloc"].endswith("(recovered from the placement spools)"), s
+    assert info["per_rank"][r]["sources"] == s, (r, info["per_rank"][r])
+PY
 "$RIPPLE_BIN" trace info crash.h5 > info.txt && grep -q "4 ranks on 1 node(s)" info.txt || fail "info on the recovered file: $(head -1 info.txt)"
 /usr/bin/python3 - crash.h5 <<'PY' && pass "recovered: every rank's page-fault samples (spooled at each flush)" || fail "recovered samples"
 import sys

@@ -24,6 +24,7 @@
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
+#include "sources_json.hpp"
 #include "spool_reader.hpp"
 
 namespace ripple::trace {
@@ -236,6 +237,13 @@ CounterSpool read_counter_spool(const fs::path& path) {
   return c;
 }
 
+// What each rank's side spools say of its sources, for /ranks/sources: filled in as they are read.
+struct RankSources {
+  std::string counters;                                // Counters::status_text(); empty: no counter spool
+  std::string perf = "unknown (no sample spool)";      // the sampler's status
+  std::string hwloc = "unknown (no placement spool)";  // hwloc's
+};
+
 // Rows [start, start + n) of the dataset `ds` (1-D, or `width` columns) from `data`.
 void write_rows(hid_t ds, hid_t type, hsize_t start, const void* data, hsize_t n, hsize_t width = 0) {
   if (n == 0) return;
@@ -273,9 +281,11 @@ std::map<int, Spool> side_spools_by_rank(const fs::path& dir, const SpoolFiles& 
 // /counters as MPI_Finalize writes it, from the counter spools, times on rank 0's clock like events;
 // read and written in rounds of 64 Ki samples, rank after rank, so that memory does not grow with
 // the spools.
-void write_recovered_counters(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools) {
+void write_recovered_counters(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools,
+                              std::map<int, RankSources>& sources) {
   const std::map<int, CounterSpool> counters =
       side_spools_by_rank<CounterSpool>(dir, files, ".counters", "counter", spools, read_counter_spool);
+  for (const auto& [r, c] : counters) sources[r].counters = c.status;
   std::int64_t total = 0;
   for (const auto& [r, c] : counters) total += c.rows;
   if (counters.empty()) return;
@@ -364,10 +374,11 @@ SampleSpool read_sample_spool(const fs::path& path) {
 // event spools of versions 1 to 3, whose calls are this build's), which needs the rank's records
 // sorted by time, in memory.
 void write_recovered_samples(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools,
-                             int ranks) {
+                             int ranks, std::map<int, RankSources>& sources) {
   std::map<int, std::pair<SampleSpool, std::int64_t>> found;  // and its whole records, counted now
   std::int64_t total = 0;
   for (auto& [rank, s] : side_spools_by_rank<SampleSpool>(dir, files, ".samples", "sample", spools, read_sample_spool)) {
+    sources[rank].perf = s.status;
     detail::SpoolRecords in;
     const std::int64_t rows = in.open(s.path.string(), s.data, sizeof(SampleRecord)) ? in.records() : 0;
     total += rows;
@@ -460,16 +471,18 @@ PlacementSpool read_placement_spool(const fs::path& path, int ranks) {
 }
 
 // /ranks/placement and /topology as MPI_Finalize writes them, from the placement spools (ranks
-// without one get a row of unknowns, nodes whose leader has none an empty document). Returns hwloc's
-// status as the lowest such rank saw it, or empty where no spool holds a placement (older runs).
-std::string write_recovered_placement(hid_t file, const fs::path& dir, const SpoolFiles& files, int ranks) {
+// without one get a row of unknowns, nodes whose leader has none an empty document), and each
+// rank's hwloc status into `sources`.
+void write_recovered_placement(hid_t file, const fs::path& dir, const SpoolFiles& files, int ranks,
+                               std::map<int, RankSources>& sources) {
   std::map<int, PlacementSpool> found;
   for (const fs::path& path : files.of(".placement")) {
     PlacementSpool p = read_placement_spool(path, ranks);
     if (found.contains(p.rank)) throw InputError(fmt::format("{}: two placement spools for rank {}", dir.string(), p.rank));
     if (!p.cut) found.emplace(p.rank, std::move(p));
   }
-  if (found.empty()) return {};
+  for (const auto& [r, p] : found) sources[r].hwloc = p.status + " (recovered from the placement spools)";
+  if (found.empty()) return;
   std::vector<Placement> rows(static_cast<std::size_t>(ranks));
   int nodes = 0;
   for (const auto& [r, p] : found) {
@@ -492,7 +505,36 @@ std::string write_recovered_placement(hid_t file, const fs::path& dir, const Spo
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_dataset(file, schema::kTopologyXmlOffset, H5T_NATIVE_INT64, offsets.data(), offsets.size());
   write_dataset(file, schema::kTopologyXml, H5T_NATIVE_UINT8, xml.data(), xml.size());
-  return found.begin()->second.status;
+}
+
+// The root attribute `sources` (rank 0's) and /ranks/sources (every rank's), as MPI_Finalize writes
+// them, from what the side spools said.
+// Written in rounds of 64 Ki ranks: a header's rank count is not held in memory several times over.
+void write_recovered_sources(hid_t file, int ranks, const std::map<int, RankSources>& sources) {
+  const auto json_of = [](const RankSources& r) {
+    return detail::sources_json("active (recovered)", r.counters, r.perf, r.hwloc);
+  };
+  const std::string none = json_of(RankSources{});  // a rank without side spools
+  std::size_t width = none.size();
+  for (const auto& [r, rs] : sources) width = std::max(width, json_of(rs).size());
+  const auto of_rank = [&](int r) {
+    const auto it = sources.find(r);
+    return it == sources.end() ? none : json_of(it->second);
+  };
+  write_attribute(file, schema::kSourcesAttr, of_rank(0));
+  H5Id type = text_h5_type(width);
+  H5Id ds = create_rows(file, schema::kRankSources, type.get(), static_cast<hsize_t>(ranks));
+  constexpr int kRound = 1 << 16;
+  std::string rows;
+  for (int first = 0; first < ranks; first += kRound) {
+    const int n = std::min(kRound, ranks - first);
+    rows.assign(static_cast<std::size_t>(n) * width, '\0');
+    for (int k = 0; k < n; ++k) {
+      const std::string j = of_rank(first + k);
+      std::memcpy(rows.data() + static_cast<std::size_t>(k) * width, j.data(), j.size());
+    }
+    write_rows(ds.get(), type.get(), static_cast<hsize_t>(first), rows.data(), static_cast<hsize_t>(n));
+  }
 }
 
 }  // namespace
@@ -625,14 +667,8 @@ int recover(const std::string& input, const std::string& output) {
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
   write_attribute(file.get(), "call_names", call_names);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  const std::string hwloc = write_recovered_placement(file.get(), dir, files, ranks);
-  write_attribute(file.get(), sc::kSourcesAttr,
-                  "{\"mpi\": \"active (recovered)\", \"counters\": \"recovered from the counter spools where there "
-                  "were any (see /counters)\", \"perf\": \"recovered from the sample spools where there were any (see "
-                  "/samples)\", \"hwloc\": \"" +
-                      (hwloc.empty() ? std::string("unknown (no placement spools: written by an older ripple)")
-                                     : detail::json_escape(hwloc) + " (recovered from the placement spools)") +
-                      "\"}");
+  std::map<int, RankSources> sources;  // of the ranks with side spools
+  write_recovered_placement(file.get(), dir, files, ranks, sources);
   const auto n = static_cast<hsize_t>(ranks);
   write_dataset(file.get(), sc::kRankOffset, H5T_NATIVE_INT64, offset.data(), n);
   write_dataset(file.get(), sc::kRankCount, H5T_NATIVE_INT64, count.data(), n);
@@ -663,8 +699,9 @@ int recover(const std::string& input, const std::string& output) {
       throw InputError(fmt::format("{}: changed while it was read ({} events, then {})", s.path.string(), s.events, done));
   }
   events.reset();
-  write_recovered_counters(file.get(), dir, files, spools);
-  write_recovered_samples(file.get(), dir, files, spools, ranks);
+  write_recovered_counters(file.get(), dir, files, spools, sources);
+  write_recovered_samples(file.get(), dir, files, spools, ranks, sources);
+  write_recovered_sources(file.get(), ranks, sources);
   // Closed here, every object of it first (HDF5 closes a file with objects still open only when the
   // last of them goes, and an error then would be lost): a failed close is a failed recover.
   type.reset();

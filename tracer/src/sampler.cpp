@@ -66,20 +66,17 @@ std::vector<int> affinity_cpus() {
   return cpus;
 }
 
-// "0-3,8" for {0, 1, 2, 3, 8}.
-std::string cpu_list(const std::vector<int>& cpus) {
-  std::string text;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!text.empty()) text += ',';
-    text += std::to_string(cpus[i]);
-    if (j > i) {
-      text += '-';
-      text += std::to_string(cpus[j]);
-    }
-    i = j + 1;
-  }
+// What bounds a user's perf ring buffers: perf_event_mlock_kb per CPU for all of the user's
+// processes on the node together, then their locked-memory limit, unless they have CAP_IPC_LOCK.
+const std::string kLockLimits = "perf_event_mlock_kb (per CPU, for all of a user's processes together), then ulimit -l";
+
+// "rings of 64 data pages each", or where the limit halved them: "rings of 8 data pages each (64
+// asked; ...)". Ranks whose limits bite differently say so in their own /ranks/sources.
+std::string ring_text(std::size_t rings, std::size_t pages, std::size_t asked) {
+  std::string text =
+      (rings > 1 ? "rings of " : "a ring of ") + std::to_string(pages) + " data pages" + (rings > 1 ? " each" : "");
+  if (pages != asked)
+    text += " (" + std::to_string(asked) + " asked; halved while the locked-memory limit refused: " + kLockLimits + ")";
   return text;
 }
 
@@ -171,9 +168,8 @@ bool MemorySampler::describe_event(const SamplerConfig& c, EventSpec& spec, std:
 
 // Opens `spec` (and its leader) for this thread on `cpu`, inherited by the threads it starts from
 // now on; or, with cpu -1, for this thread alone wherever it runs (the kernel maps no inherited
-// event for any CPU). Maps a ring of `pages` data pages, halved while the locked-memory limit
-// (perf_event_mlock_kb, then RLIMIT_MEMLOCK) refuses it, down to one.
-bool MemorySampler::open_ring(const EventSpec& spec, int cpu, std::size_t pages, Ring& ring, std::string& why) {
+// event for any CPU).
+bool MemorySampler::open_event(const EventSpec& spec, int cpu, Ring& ring, std::string& why) {
   const bool inherit = cpu >= 0;
   if (spec.led) {
     perf_event_attr leader = spec.leader;
@@ -191,24 +187,44 @@ bool MemorySampler::open_ring(const EventSpec& spec, int cpu, std::size_t pages,
     why = open_failure(spec.what.substr(0, spec.what.find(' ')));
     return false;
   }
+  return true;
+}
+
+// Maps a ring of `pages` data pages (a power of two) for each opened event, all of one size: where
+// the locked-memory limit refuses one, every ring is mapped again at half the size, down to one
+// page (rings filled in turn would leave the last CPUs none). Returns the size, or 0 with `why`.
+std::size_t MemorySampler::map_rings(std::size_t pages, std::string& why) {
   const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   for (;; pages /= 2) {
-    ring.bytes = (pages + 1) * page;
-    ring.map = ::mmap(nullptr, ring.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ring.fd, 0);
-    if (ring.map != MAP_FAILED) return true;
-    ring.map = nullptr;
-    if (errno != EPERM || pages == 1) {
-      why = std::string("mmap of the sample ring buffer failed: ") + std::strerror(errno);
-      return false;
+    int err = 0;
+    for (Ring& r : rings_) {
+      r.bytes = (pages + 1) * page;
+      void* map = ::mmap(nullptr, r.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, r.fd, 0);
+      if (map == MAP_FAILED) {
+        err = errno;
+        break;
+      }
+      r.map = map;
+    }
+    if (err == 0) return pages;
+    for (Ring& r : rings_)
+      if (r.map != nullptr) {
+        ::munmap(r.map, r.bytes);
+        r.map = nullptr;
+      }
+    if (err != EPERM || pages == 1) {
+      why = std::string("mmap of the sample ring buffer") + (rings_.size() > 1 ? "s" : "") + " failed: " + std::strerror(err) +
+            (err == EPERM ? " (the locked-memory limit: " + kLockLimits + ")" : "");
+      return 0;
     }
   }
 }
 
-// One inherited event per CPU of `cpus`, `pages` data pages each (fewer where the limit says).
-bool MemorySampler::open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::size_t pages, std::string& why) {
+// One inherited event per CPU of `cpus`.
+bool MemorySampler::open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::string& why) {
   for (const int cpu : cpus) {
     rings_.emplace_back();
-    if (!open_ring(spec, cpu, pages, rings_.back(), why)) {
+    if (!open_event(spec, cpu, rings_.back(), why)) {
       why = "on CPU " + std::to_string(cpu) + ": " + why;
       return false;
     }
@@ -248,23 +264,26 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
   const std::vector<int> cpus = affinity_cpus();
   std::size_t each = total;
   while (each > 1 && each * cpus.size() > total) each /= 2;
+  // The CPUs themselves are in /ranks/placement (binding): left out here, the status of ranks that
+  // are bound alike reads alike.
   std::string scope;
-  if (!cpus.empty() && open_on_cpus(spec, cpus, each, why)) {
-    scope = "the thread that called MPI_Init and those it starts, on CPU";
-    scope += cpus.size() > 1 ? "s " : " ";
-    scope += cpu_list(cpus);
+  std::size_t asked = each, pages = 0;
+  if (!cpus.empty() && open_on_cpus(spec, cpus, why) && (pages = map_rings(each, why)) != 0) {
+    scope = "the thread that called MPI_Init and those it starts, on the " + std::to_string(cpus.size()) + " CPU" +
+            (cpus.size() > 1 ? "s" : "") + " of its binding";
   } else {  // this thread alone, as a last resort (and so said)
     const std::string per_cpu = cpus.empty() ? std::string("the rank's CPUs are unknown") : why;
     close_rings();
     rings_.emplace_back();
-    if (!open_ring(spec, -1, total, rings_.back(), why)) {
+    asked = total;
+    if (!open_event(spec, -1, rings_.back(), why) || (pages = map_rings(total, why)) == 0) {
       close_rings();
       status_ = "unavailable: " + why;
       return;
     }
     scope = "the thread that called MPI_Init only (per CPU: " + per_cpu + ")";
   }
-  status_ = "active: " + spec.what + ", " + scope;
+  status_ = "active: " + spec.what + ", " + scope + ", " + ring_text(rings_.size(), pages, asked);
   // Room for what waits between two flushes (the flusher spools at 16 Ki): a drain at an iteration
   // marker, inside MPI_Pcontrol, then seldom allocates. spool_new swaps the two, so both keep it.
   const std::size_t room = std::min<std::size_t>(max_samples_, 1u << 14);

@@ -80,8 +80,9 @@ private:
 
   static void keep(const MemorySample& s, void* self);
   static bool describe_event(const SamplerConfig& c, EventSpec& spec, std::string& why);
-  static bool open_ring(const EventSpec& spec, int cpu, std::size_t pages, Ring& ring, std::string& why);
-  bool open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::size_t pages, std::string& why);
+  static bool open_event(const EventSpec& spec, int cpu, Ring& ring, std::string& why);
+  bool open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::string& why);
+  std::size_t map_rings(std::size_t pages, std::string& why);
   void drain_ring_locked(Ring& ring);
   void close_rings();
 

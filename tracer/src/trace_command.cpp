@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -76,6 +77,32 @@ struct CallStats {
   std::int64_t bytes = 0;
 };
 
+// "1,3,5-7" for {1, 3, 5, 6, 7} (in order).
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    text += (text.empty() ? "" : ",") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
+    i = j + 1;
+  }
+  return text;
+}
+
+// The ranks whose sources differ from rank 0's, grouped by what they say, in the order first seen.
+std::vector<std::pair<std::string, std::vector<int>>> differing_sources(const analysis::TraceReader& t) {
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  const std::vector<std::string>& all = t.rank_sources();
+  for (int r = 1; r < static_cast<int>(all.size()); ++r) {
+    const std::string& mine = all[static_cast<std::size_t>(r)];
+    if (mine == all.front()) continue;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == mine; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {mine, {}});
+    g->second.push_back(r);
+  }
+  return groups;
+}
+
 int info(const std::string& path, bool json) {
   const analysis::TraceReader t(path, false);  // events and samples piece by piece: memory stays bounded
   std::vector<std::map<std::string, CallStats>> per_rank(static_cast<std::size_t>(t.ranks()));
@@ -120,6 +147,7 @@ int info(const std::string& path, bool json) {
           r ? ", " : "", r, iterations[static_cast<std::size_t>(r)].size(), counter_rows[static_cast<std::size_t>(r)],
           samples[static_cast<std::size_t>(r)], t.rank_lost()[static_cast<std::size_t>(r)], l.samples_lost, l.samples_dropped,
           l.counter_samples, l.requests_untracked, l.peers_untranslated);
+      if (!t.rank_sources().empty()) out += fmt::format("\"sources\": {}, ", t.rank_sources()[static_cast<std::size_t>(r)]);
       if (!t.placement().empty()) {
         const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
         out += fmt::format("\"host\": \"{}\", \"node\": {}, \"binding\": \"{}\", \"core\": {}, \"package\": {}, \"numa\": {}, ",
@@ -141,6 +169,9 @@ int info(const std::string& path, bool json) {
   std::printf("%s: %d ranks on %d node(s), %lld events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
               static_cast<long long>(t.event_count()), static_cast<long long>(lost), t.event_count() == 0 ? 0.0 : last - first,
               t.sources().c_str());
+  for (const auto& [sources, ranks] : differing_sources(t))
+    std::printf("sources of rank%s %s (not as rank 0's): %s\n\n", ranks.size() > 1 ? "s" : "", rank_list(ranks).c_str(),
+                sources.c_str());
   int width = 28;  // the name column: as wide as the longest name (MPI_Dist_graph_create_adjacent)
   for (const auto& entry : total) width = std::max(width, static_cast<int>(entry.first.size()) + 2);
   std::printf("%-*s %12s %14s %16s\n", width, "call (all ranks)", "count", "time [s]", "bytes");

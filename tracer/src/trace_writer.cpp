@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "json_text.hpp"
 #include "recorder.hpp"
 #include "recorder_state.hpp"
 #include "ripple/common/file_space.hpp"
@@ -24,6 +23,7 @@
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
+#include "sources_json.hpp"
 #include "spool_reader.hpp"
 #include "trace_file_guard.hpp"
 
@@ -31,7 +31,6 @@ namespace ripple::trace {
 namespace {
 
 using detail::g_state;
-using detail::json_escape;
 using detail::State;
 
 // A step of the write (an HDF5 call, or a helper of several: attributes, provenance, the file's
@@ -183,16 +182,24 @@ std::string rank0_string(std::string v) {
   return v;
 }
 
-// {"mpi": ..., "counters": {"NAME": "papi" | "perf_event_open (...)" | reason, ...}, "perf": ...}
-// as rank 0 saw them.
-std::string sources_json(const State& s) {
-  std::string counters;
-  for (const auto& c : s.counters.status())
-    counters += std::string(counters.empty() ? "" : ", ") + "\"" + json_escape(c.name) + "\": \"" +
-                (c.active ? "active via " : "unavailable: ") + json_escape(c.how) + "\"";
-  const std::string& perf = s.sampler.status();
-  return "{\"mpi\": \"active\", \"counters\": {" + counters + "}, \"perf\": \"" + json_escape(perf) + "\", \"hwloc\": \"" +
-         json_escape(s.placement.status) + "\"}";
+// This rank's sources (sources_json.hpp): rank 0's are the root attribute `sources`.
+std::string sources_of(const State& s) {
+  return detail::sources_json("active", s.counters.status_text(), s.sampler.status(), s.placement.status);
+}
+
+// /ranks/sources: every rank's own sources, as fixed-length strings of `width` bytes, the longest's
+// (sources_width). Ranks can differ: a socket leader counts the uncore events; one rank's ring
+// buffers fit the user's locked-memory limit, the next one's do not.
+std::size_t sources_width(const State& s) {
+  long width = static_cast<long>(std::max<std::size_t>(sources_of(s).size(), 1));
+  PMPI_Allreduce(MPI_IN_PLACE, &width, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  return static_cast<std::size_t>(width);
+}
+void write_rank_sources(const ParallelH5File& file, const State& s, std::size_t width) {
+  std::string mine = sources_of(s);
+  mine.resize(width, '\0');
+  const H5Id type = agreed_type([&] { return text_h5_type(width); });
+  write_per_rank(file, schema::kRankSources, type.get(), mine.data(), s.rank, s.ranks);
 }
 
 // /ranks/placement (one record per rank) and /topology: each node leader's hwloc XML, collectively.
@@ -370,13 +377,15 @@ bool write(State& s) {
   const std::int64_t lost = s.spool.lost();
   PMPI_Allreduce(&lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
-  // What the file will hold: events, memory samples, counter rows, topology (metadata: in the margin).
+  // What the file will hold: events, memory samples, counter rows, topology, sources (metadata: in the margin).
+  const std::size_t width = sources_width(s);
   std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
                             static_cast<std::int64_t>(sizeof(SampleRecord)) *
                                 SideSpool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord)).rows +
                             static_cast<std::int64_t>(counter_record_bytes(s)) *
                                 SideSpool(s.counter_spool_path, s.counter_data_offset, counter_record_bytes(s)).rows +
-                            static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement)) + kPerRankBytes;
+                            static_cast<std::int64_t>(s.placement.node_xml.size() + sizeof(detail::Placement) + width) +
+                            kPerRankBytes;
   PMPI_Allreduce(MPI_IN_PLACE, &file_bytes, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   const std::int64_t need = file_need(file_bytes);
   if (!size_limits_allow(s, need)) return false;
@@ -405,7 +414,7 @@ bool write(State& s) {
   agreed_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
   agreed_attribute(file.id(), "events", all);
   agreed_attribute(file.id(), "lost_events", lost_all);
-  agreed_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_json(s)));
+  agreed_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_of(s)));
   agreed_attribute(file.id(), sc::kClockSourceAttr, rank0_string(s.clock_source));
   agreed_attribute(file.id(), sc::kClockAttr,
                    std::string("seconds since rank 0's start, on rank 0's CLOCK_MONOTONIC: each rank's offset to rank 0 "
@@ -427,6 +436,7 @@ bool write(State& s) {
 
   write_counters(file, s, clock);
   write_placement(file, s);
+  write_rank_sources(file, s, width);
   write_samples(file, s, clock);
 
   H5Id type = agreed_type(event_h5_type);

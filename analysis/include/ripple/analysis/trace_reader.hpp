@@ -41,7 +41,9 @@ public:
   [[nodiscard]] const std::vector<Losses>& rank_losses() const { return losses_; }
   [[nodiscard]] const std::vector<trace::Event>& events() const { return events_; }
   [[nodiscard]] const std::vector<std::string>& call_names() const { return call_names_; }
-  [[nodiscard]] const std::string& sources() const { return sources_; }
+  [[nodiscard]] const std::string& sources() const { return sources_; }  // rank 0's (JSON)
+  // Each rank's own sources, the same JSON (empty for traces written before /ranks/sources).
+  [[nodiscard]] const std::vector<std::string>& rank_sources() const { return rank_sources_; }
   [[nodiscard]] std::string call_name(std::int32_t call) const;
   // Counter samples (at MPI_Init, every iteration marker, MPI_Finalize): one row per sample.
   struct Counters {
@@ -65,6 +67,7 @@ public:
 private:
   void read_counters(std::int64_t file, const std::string& path);  // file: an hid_t (no hdf5.h here)
   void check_samples(std::int64_t file, const std::string& path, bool load);
+  void read_rank_sources(std::int64_t file, const std::string& path, std::uint64_t ranks);
   std::string path_;
   std::int64_t event_count_ = 0, sample_count_ = 0;
   std::vector<std::int64_t> offset_, count_, lost_;
@@ -77,6 +80,7 @@ private:
   std::vector<std::string> level_names_;
   std::vector<std::string> call_names_;
   std::string sources_;
+  std::vector<std::string> rank_sources_;
 };
 
 }  // namespace ripple::analysis

@@ -26,15 +26,19 @@ inline H5Id event_h5_type() {
   return type;
 }
 
+// A fixed-length string of n bytes, zero-padded (/ranks/placement's host and binding end with a
+// zero within their n; /ranks/sources' longest fills its n).
+inline H5Id text_h5_type(std::size_t n, H5T_str_t pad = H5T_STR_NULLPAD) {
+  H5Id t(RIPPLE_H5_CHECK(H5Tcopy(H5T_C_S1)));
+  RIPPLE_H5_CHECK(H5Tset_size(t.get(), n));
+  RIPPLE_H5_CHECK(H5Tset_strpad(t.get(), pad));
+  return t;
+}
+
 // The compound type of /ranks/placement: fixed-length strings and 32-bit integers.
 inline H5Id placement_h5_type() {
-  const auto text = [](std::size_t n) {
-    H5Id t(RIPPLE_H5_CHECK(H5Tcopy(H5T_C_S1)));
-    RIPPLE_H5_CHECK(H5Tset_size(t.get(), n));
-    RIPPLE_H5_CHECK(H5Tset_strpad(t.get(), H5T_STR_NULLTERM));
-    return t;
-  };
-  H5Id host = text(sizeof Placement::host), binding = text(sizeof Placement::binding);
+  H5Id host = text_h5_type(sizeof Placement::host, H5T_STR_NULLTERM);
+  H5Id binding = text_h5_type(sizeof Placement::binding, H5T_STR_NULLTERM);
   H5Id type(RIPPLE_H5_CHECK(H5Tcreate(H5T_COMPOUND, sizeof(Placement))));
   RIPPLE_H5_CHECK(H5Tinsert(type.get(), "host", offsetof(Placement, host), host.get()));
   RIPPLE_H5_CHECK(H5Tinsert(type.get(), "binding", offsetof(Placement, binding), binding.get()));

@@ -12,6 +12,7 @@ inline constexpr const char* kRankOffset = "/ranks/offset";  // first event of e
 inline constexpr const char* kRankCount = "/ranks/count";
 inline constexpr const char* kRankLost = "/ranks/lost";                         // events lost (spool write failures)
 inline constexpr const char* kPlacement = "/ranks/placement";                   // host, binding, core, package, NUMA node
+inline constexpr const char* kRankSources = "/ranks/sources";                   // each rank's `sources` JSON (fixed-length)
 inline constexpr const char* kTopologyXml = "/topology/xml";                    // every node's hwloc XML, concatenated bytes
 inline constexpr const char* kTopologyXmlOffset = "/topology/xml_offset";       // [nodes + 1] byte offsets
 inline constexpr const char* kSamples = "/samples/records";                     // precise memory samples, all ranks by rank
