@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,18 +14,10 @@
 
 namespace ripple {
 
-void write_text_file(const std::string& path, std::string_view text, std::string_view what) {
-  const auto message = [&](int why) { return fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(why)); };
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // less the umask, as any file
-  if (fd < 0) {
-    const int why = errno;
-    // The path given is wrong; else the system refused (a full disk or an inode quota where the
-    // file would be created, too many open files, an I/O error), as a failed write would.
-    const bool bad_path = why == ENOENT || why == ENOTDIR || why == EACCES || why == EPERM || why == EISDIR || why == EROFS ||
-                          why == ELOOP || why == ENAMETOOLONG || why == ENXIO;
-    if (bad_path) throw InputError(message(why));
-    throw Error(message(why));
-  }
+namespace {
+
+// Writes all of `text` to `fd` and closes it: 0, or the errno of what failed.
+int write_and_close(int fd, std::string_view text) {
   int failure = 0;
   for (std::size_t done = 0; done < text.size() && failure == 0;) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -36,8 +29,47 @@ void write_text_file(const std::string& path, std::string_view text, std::string
       failure = EIO;  // a regular file never takes nothing
   }
   if (::close(fd) != 0 && failure == 0 && errno != EINTR) failure = errno;  // NFS reports a full disk here
+  return failure;
+}
+
+}  // namespace
+
+void write_text_file(const std::string& path, std::string_view text, std::string_view what) {
+  const auto message = [&](int why) { return fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(why)); };
+  // A regular file (or none yet) is replaced whole: the text goes to a new file beside it, renamed
+  // over it once all is written, so that a failed write leaves the earlier file as it was. Its
+  // permissions carry over. Anything else (a link, a device, a FIFO) is written through, in place;
+  // so is a file whose directory takes no new file.
+  struct stat st {};
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (!exists || S_ISREG(st.st_mode)) {
+    const std::string temporary = fmt::format("{}.tmp-{}", path, ::getpid());
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // less the umask
+    if (fd >= 0) {
+      int failure = exists && ::fchmod(fd, st.st_mode & 07777) != 0 ? errno : 0;
+      if (failure != 0)
+        ::close(fd);
+      else
+        failure = write_and_close(fd, text);
+      if (failure == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) failure = errno;
+      if (failure == 0) return;
+      ::unlink(temporary.c_str());
+      throw Error(message(failure));
+    }
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int why = errno;
+    // The path given is wrong; else the system refused (a full disk or an inode quota where the
+    // file would be created, too many open files, an I/O error), as a failed write would.
+    const bool bad_path = why == ENOENT || why == ENOTDIR || why == EACCES || why == EPERM || why == EISDIR || why == EROFS ||
+                          why == ELOOP || why == ENAMETOOLONG || why == ENXIO;
+    if (bad_path) throw InputError(message(why));
+    throw Error(message(why));
+  }
+  const int failure = write_and_close(fd, text);
   if (failure == 0) return;
-  remove_regular_file(path);
+  remove_regular_file(path);  // written in place: only what this call created or emptied
   throw Error(message(failure));
 }
 

@@ -1,6 +1,7 @@
-// Small text outputs are written whole or not at all: the text as given, an existing file emptied
-// first, a path that cannot be opened an input error, a write the system refuses (a full device,
-// a file-size limit met half-way) an error with its reason and no partial file left.
+// Small text outputs are written whole or not at all: the text as given, an existing file replaced
+// (its mode kept, a link written through), a path that cannot be opened an input error, a write the
+// system refuses (a full device, a file-size limit met half-way) an error with its reason, no
+// partial file left and an earlier file as it was.
 #include "ripple/common/text_file.hpp"
 
 #include <fcntl.h>
@@ -93,6 +94,41 @@ TEST_F(TextFile, AWriteRefusedHalfWayLeavesNoPartialFile) {
   EXPECT_EQ(what, "--json: cannot write '" + path_ + "': File too large");
   EXPECT_EQ(code, 1);
   EXPECT_FALSE(fs::exists(path_));
+}
+
+// The same refusal with a file already there: it stays as it was (the text went to a temporary
+// file beside it, which is gone too).
+TEST_F(TextFile, AWriteRefusedHalfWayLeavesTheEarlierFileAsItWas) {
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  if (old.rlim_max != RLIM_INFINITY && old.rlim_max < 4096) GTEST_SKIP() << "hard file-size limit below 4 KiB";
+  std::ofstream(path_) << "{\"earlier\": true}\n";
+  rlimit small = old;
+  small.rlim_cur = 4096;
+  const auto handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const auto [what, code] = thrown([&] { write_text_file(path_, std::string(65536, 'z'), "--json"); });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, handler);
+  EXPECT_EQ(what, "--json: cannot write '" + path_ + "': File too large");
+  EXPECT_EQ(contents(path_), "{\"earlier\": true}\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(root_), fs::directory_iterator()), 1);  // no temporary left
+}
+
+// A replaced file keeps its permissions; a link is written through (it stays a link, its target
+// gets the text).
+TEST_F(TextFile, AReplacedFileKeepsItsModeAndALinkIsWrittenThrough) {
+  std::ofstream(path_) << "old";
+  fs::permissions(path_, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  write_text_file(path_, "new\n", "--json");
+  EXPECT_EQ(contents(path_), "new\n");
+  EXPECT_EQ(fs::status(path_).permissions(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  const fs::path link = root_ / "latest.json";
+  fs::create_symlink(path_, link);
+  write_text_file(link.string(), "through\n", "--summary");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(contents(path_), "through\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(root_), fs::directory_iterator()), 2);
 }
 
 // finish_standard_output in a child whose standard output is `out` and whose standard error goes to
