@@ -78,39 +78,37 @@ TEST_F(TextFile, AFullDeviceIsAnErrorWithItsReasonAndTheDeviceStays) {
   EXPECT_TRUE(fs::exists("/dev/full"));  // only a regular file is removed
 }
 
-TEST_F(TextFile, AWriteRefusedHalfWayLeavesNoPartialFile) {
-  // A file-size limit of 4 KiB, met after the first 4 KiB of 64 KiB: the kernel writes up to the
-  // limit, then refuses with EFBIG (SIGXFSZ ignored, as it would otherwise end the process).
+// 64 KiB written to `path` under a file-size limit of 4 KiB, met after the first 4 KiB: the kernel
+// writes up to the limit, then refuses with EFBIG (SIGXFSZ ignored, as it would otherwise end the
+// process). What write_text_file threw; false where the hard limit is below 4 KiB already.
+bool refused_by_file_size_limit(const std::string& path, std::pair<std::string, int>& out) {
   rlimit old{};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
-  if (old.rlim_max != RLIM_INFINITY && old.rlim_max < 4096) GTEST_SKIP() << "hard file-size limit below 4 KiB";
+  if (::getrlimit(RLIMIT_FSIZE, &old) != 0 || (old.rlim_max != RLIM_INFINITY && old.rlim_max < 4096)) return false;
   rlimit small = old;
   small.rlim_cur = 4096;
   const auto handler = std::signal(SIGXFSZ, SIG_IGN);
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const auto [what, code] = thrown([&] { write_text_file(path_, std::string(65536, 'z'), "--json"); });
+  if (::setrlimit(RLIMIT_FSIZE, &small) != 0) return false;
+  out = thrown([&] { write_text_file(path, std::string(65536, 'z'), "--json"); });
   ::setrlimit(RLIMIT_FSIZE, &old);
   std::signal(SIGXFSZ, handler);
-  EXPECT_EQ(what, "--json: cannot write '" + path_ + "': File too large");
-  EXPECT_EQ(code, 1);
+  return true;
+}
+
+TEST_F(TextFile, AWriteRefusedHalfWayLeavesNoPartialFile) {
+  std::pair<std::string, int> refused;
+  if (!refused_by_file_size_limit(path_, refused)) GTEST_SKIP() << "hard file-size limit below 4 KiB";
+  EXPECT_EQ(refused.first, "--json: cannot write '" + path_ + "': File too large");
+  EXPECT_EQ(refused.second, 1);
   EXPECT_FALSE(fs::exists(path_));
 }
 
 // The same refusal with a file already there: it stays as it was (the text went to a temporary
 // file beside it, which is gone too).
 TEST_F(TextFile, AWriteRefusedHalfWayLeavesTheEarlierFileAsItWas) {
-  rlimit old{};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
-  if (old.rlim_max != RLIM_INFINITY && old.rlim_max < 4096) GTEST_SKIP() << "hard file-size limit below 4 KiB";
   std::ofstream(path_) << "{\"earlier\": true}\n";
-  rlimit small = old;
-  small.rlim_cur = 4096;
-  const auto handler = std::signal(SIGXFSZ, SIG_IGN);
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const auto [what, code] = thrown([&] { write_text_file(path_, std::string(65536, 'z'), "--json"); });
-  ::setrlimit(RLIMIT_FSIZE, &old);
-  std::signal(SIGXFSZ, handler);
-  EXPECT_EQ(what, "--json: cannot write '" + path_ + "': File too large");
+  std::pair<std::string, int> refused;
+  if (!refused_by_file_size_limit(path_, refused)) GTEST_SKIP() << "hard file-size limit below 4 KiB";
+  EXPECT_EQ(refused.first, "--json: cannot write '" + path_ + "': File too large");
   EXPECT_EQ(contents(path_), "{\"earlier\": true}\n");
   EXPECT_EQ(std::distance(fs::directory_iterator(root_), fs::directory_iterator()), 1);  // no temporary left
 }
