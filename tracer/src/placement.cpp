@@ -1,10 +1,18 @@
 #include "placement.hpp"
 
 #include <hwloc.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ripple/common/index_list.hpp"
 
 namespace ripple::trace::detail {
 namespace {
@@ -32,9 +40,10 @@ struct Bitmap {
 
 void copy_text(char* out, std::size_t size, const char* text) { std::snprintf(out, size, "%s", text); }
 
-void locate(Topology& topo, PlacementInfo& info) {
+// Fills `bind` with the rank's binding (left empty where hwloc cannot tell).
+void locate(Topology& topo, PlacementInfo& info, Bitmap& bind) {
   Placement& p = info.me;
-  Bitmap bind, last;
+  Bitmap last;
   if (hwloc_get_cpubind(topo.t, bind.b, HWLOC_CPUBIND_PROCESS) == 0) {
     char* text = nullptr;
     if (hwloc_bitmap_list_asprintf(&text, bind.b) >= 0) copy_text(p.binding, sizeof p.binding, text);
@@ -53,6 +62,26 @@ void locate(Topology& topo, PlacementInfo& info) {
   }
   if (hwloc_obj_t numa = hwloc_get_next_obj_covering_cpuset_by_type(topo.t, pu->cpuset, HWLOC_OBJ_NUMANODE, nullptr))
     p.numa = static_cast<int>(numa->os_index);
+}
+
+// The CPUs of the node (those hwloc may use: the cgroup's) that no rank of `node` is bound to; of
+// this rank's package where it has some. A rank whose binding is unknown counts as bound to all.
+// Collective over `node`: the bindings are OR-ed as words of 64 CPUs.
+std::vector<int> cpus_free_of_ranks(const Topology& topo, const Bitmap& bind, const std::vector<int>& package, MPI_Comm node) {
+  const bool known = topo.loaded && !hwloc_bitmap_iszero(bind.b);
+  hwloc_const_bitmap_t all = topo.loaded ? hwloc_topology_get_allowed_cpuset(topo.t) : nullptr;
+  int words = all != nullptr && hwloc_bitmap_last(all) >= 0 ? hwloc_bitmap_last(all) / 64 + 1 : 1;
+  PMPI_Allreduce(MPI_IN_PLACE, &words, 1, MPI_INT, MPI_MAX, node);
+  std::vector<std::uint64_t> bound(static_cast<std::size_t>(words), known ? 0 : ~std::uint64_t{0});
+  for (int c = known ? hwloc_bitmap_first(bind.b) : -1; c >= 0 && c / 64 < words; c = hwloc_bitmap_next(bind.b, c))
+    bound[static_cast<std::size_t>(c / 64)] |= std::uint64_t{1} << (c % 64);
+  PMPI_Allreduce(MPI_IN_PLACE, bound.data(), words, MPI_UINT64_T, MPI_BOR, node);
+  std::vector<int> free, near;
+  for (int c = all != nullptr ? hwloc_bitmap_first(all) : -1; c >= 0 && c / 64 < words; c = hwloc_bitmap_next(all, c))
+    if (((bound[static_cast<std::size_t>(c / 64)] >> (c % 64)) & 1) == 0) free.push_back(c);
+  for (const int c : free)
+    if (std::find(package.begin(), package.end(), c) != package.end()) near.push_back(c);
+  return near.empty() ? free : near;
 }
 
 // Rank 0 of each group of `comm` split by `color`: whether this rank leads its group.
@@ -77,8 +106,9 @@ PlacementInfo probe_placement(MPI_Comm world) {
   copy_text(p.host, sizeof p.host, host);
 
   Topology topo;
+  Bitmap bind;
   if (topo.loaded) {
-    locate(topo, info);
+    locate(topo, info, bind);
     info.status = "hwloc " HWLOC_VERSION;
   } else {
     info.status = "unavailable: hwloc could not load this machine's topology";
@@ -98,6 +128,7 @@ PlacementInfo probe_placement(MPI_Comm world) {
   p.node = index;
   // One socket leader per package of each node; ranks whose package is unknown share one.
   p.socket_leader = lowest_of(node, p.package + 1, rank) ? 1 : 0;
+  info.free_cpus = cpus_free_of_ranks(topo, bind, info.package_cpus, node);
   PMPI_Comm_free(&node);
 
   if (p.node_leader != 0 && topo.loaded) {
@@ -109,6 +140,26 @@ PlacementInfo probe_placement(MPI_Comm world) {
     }
   }
   return info;
+}
+
+std::string place_tracer_thread(pthread_t thread, const std::vector<int>& cpus) {
+  ::pthread_setname_np(thread, "ripple-flusher");  // 14 characters: within the kernel's 15
+  const char* want = std::getenv("RIPPLE_TRACE_FLUSHER_CPUS");
+  if (want != nullptr && std::string(want) == "rank")
+    return "the tracer's thread on the rank's CPUs (RIPPLE_TRACE_FLUSHER_CPUS=rank)";
+  if (cpus.empty()) return "the tracer's thread on the rank's CPUs (every CPU of the node is bound to a rank)";
+  cpu_set_t* set = CPU_ALLOC(cpus.back() + 1);
+  const std::size_t bytes = CPU_ALLOC_SIZE(cpus.back() + 1);
+  if (set == nullptr) return "the tracer's thread on the rank's CPUs (no memory to move it)";
+  CPU_ZERO_S(bytes, set);
+  for (const int c : cpus) CPU_SET_S(c, bytes, set);
+  const int rc = ::pthread_setaffinity_np(thread, bytes, set);
+  CPU_FREE(set);
+  if (rc != 0) return "the tracer's thread on the rank's CPUs (moving it failed: " + std::string(std::strerror(rc)) + ")";
+  std::string where = cpus.size() > 1 ? "the tracer's thread on CPUs " : "the tracer's thread on CPU ";
+  where += index_list(cpus);
+  where += ", bound to no rank of the node (RIPPLE_TRACE_FLUSHER_CPUS=rank keeps it on the rank's)";
+  return where;
 }
 
 }  // namespace ripple::trace::detail

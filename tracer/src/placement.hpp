@@ -3,6 +3,7 @@
 // from hwloc; plus each node's hwloc topology as XML, exported once per node by its leader (the
 // lowest world rank on the node). A rank whose topology hwloc cannot load says why; nothing aborts.
 #include <mpi.h>
+#include <pthread.h>
 
 #include <cstdint>
 #include <string>
@@ -18,10 +19,17 @@ struct PlacementInfo {
   Placement me;
   std::string node_xml;           // the node's topology, on node leaders only
   std::vector<int> package_cpus;  // OS indices of the CPUs of the package it runs on
-  std::string status;             // "hwloc <version>" or why the topology is missing
+  // CPUs of the node that no rank of it is bound to (those of this rank's package, if it has any):
+  // where the tracer's own thread can run without taking a rank's time. Empty if none, or unknown.
+  std::vector<int> free_cpus;
+  std::string status;  // "hwloc <version>" or why the topology is missing
 };
 
 // Collective over `world`: probes this rank and elects the node and socket leaders.
 PlacementInfo probe_placement(MPI_Comm world);
+
+// Moves `thread` (the tracer's flusher) to `cpus` unless empty or RIPPLE_TRACE_FLUSHER_CPUS=rank,
+// names it ripple-flusher, and says where it runs (for the placement status).
+std::string place_tracer_thread(pthread_t thread, const std::vector<int>& cpus);
 
 }  // namespace ripple::trace::detail

@@ -16,7 +16,6 @@
 #include <optional>
 #include <string>
 
-#include "json_text.hpp"
 #include "recorder_state.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
@@ -508,8 +507,8 @@ void write_recovered_placement(hid_t file, const fs::path& dir, const SpoolFiles
 }
 
 // The root attribute `sources` (rank 0's) and /ranks/sources (every rank's), as MPI_Finalize writes
-// them, from what the side spools said.
-// Written in rounds of 64 Ki ranks: a header's rank count is not held in memory several times over.
+// them, from what the side spools said; in rounds of 64 Ki ranks, so that a header's rank count is
+// not held in memory several times over.
 void write_recovered_sources(hid_t file, int ranks, const std::map<int, RankSources>& sources) {
   const auto json_of = [](const RankSources& r) {
     return detail::sources_json("active (recovered)", r.counters, r.perf, r.hwloc);

@@ -21,6 +21,7 @@
 #include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
+#include "ripple/common/index_list.hpp"
 
 namespace ripple::trace {
 namespace {
@@ -76,18 +77,6 @@ struct CallStats {
   double seconds = 0;
   std::int64_t bytes = 0;
 };
-
-// "1,3,5-7" for {1, 3, 5, 6, 7} (in order).
-std::string rank_list(const std::vector<int>& ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    text += (text.empty() ? "" : ",") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
-    i = j + 1;
-  }
-  return text;
-}
 
 // The ranks whose sources differ from rank 0's, grouped by what they say, in the order first seen.
 std::vector<std::pair<std::string, std::vector<int>>> differing_sources(const analysis::TraceReader& t) {
@@ -170,7 +159,7 @@ int info(const std::string& path, bool json) {
               static_cast<long long>(t.event_count()), static_cast<long long>(lost), t.event_count() == 0 ? 0.0 : last - first,
               t.sources().c_str());
   for (const auto& [sources, ranks] : differing_sources(t))
-    std::printf("sources of rank%s %s (not as rank 0's): %s\n\n", ranks.size() > 1 ? "s" : "", rank_list(ranks).c_str(),
+    std::printf("sources of rank%s %s (not as rank 0's): %s\n\n", ranks.size() > 1 ? "s" : "", index_list(ranks).c_str(),
                 sources.c_str());
   int width = 28;  // the name column: as wide as the longest name (MPI_Dist_graph_create_adjacent)
   for (const auto& entry : total) width = std::max(width, static_cast<int>(entry.first.size()) + 2);

@@ -1,0 +1,18 @@
+// Sets of CPUs or ranks in list syntax, as hwloc's hwloc_bitmap_list_asprintf writes them.
+#include "ripple/common/index_list.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ripple {
+namespace {
+
+TEST(IndexList, RunsBecomeRangesAndSinglesStayAlone) {
+  EXPECT_EQ(index_list({0, 1, 2, 3, 8}), "0-3,8");
+  EXPECT_EQ(index_list({1}), "1");
+  EXPECT_EQ(index_list({1, 2}), "1-2");
+  EXPECT_EQ(index_list({0, 2, 4, 5, 6, 9, 10}), "0,2,4-6,9-10");
+  EXPECT_EQ(index_list({}), "");
+}
+
+}  // namespace
+}  // namespace ripple
