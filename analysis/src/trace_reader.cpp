@@ -9,6 +9,7 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/json_check.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
@@ -125,6 +126,8 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   if (version != sc::kVersion)
     throw InputError(fmt::format("{}: schema_version {} but this reader knows {}", path, version, sc::kVersion));
   sources_ = read_string_attribute(file.get(), sc::kSourcesAttr, path);
+  if (!is_json_object(sources_))  // `info --json` passes it on inside its own output
+    throw InputError(fmt::format("{}: the attribute {} is not a JSON object (damaged?)", path, sc::kSourcesAttr));
   std::stringstream names(read_string_attribute(file.get(), "call_names", path));
   for (std::string line; std::getline(names, line);) call_names_.push_back(line);
 
@@ -210,6 +213,8 @@ void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::ui
   for (std::uint64_t r = 0; r < ranks; ++r) {
     const char* row = all.data() + r * width;
     rank_sources_[r].assign(row, ::strnlen(row, width));  // zero-padded, or as wide as the row
+    if (!is_json_object(rank_sources_[r]))
+      throw InputError(fmt::format("{}: rank {}'s row of {} is not a JSON object (damaged?)", path, r, name));
   }
 }
 

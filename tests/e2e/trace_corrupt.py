@@ -101,6 +101,11 @@ expect("per-rank sources of the wrong length", lambda f: replace(f, "/ranks/sour
 expect("per-rank sources as variable-length strings",
        lambda f: replace(f, "/ranks/sources", np.array([s.decode() for s in f["/ranks/sources"][:]], dtype=h5py.string_dtype())),
        "/ranks/sources is not a table of fixed-length strings")
+expect("sources that are not JSON", lambda f: f.attrs.__setitem__("sources", "{\"mpi\": \"active\", \"perf"),
+       "the attribute sources is not a JSON object")
+expect("a rank's sources that are not JSON",
+       lambda f: replace(f, "/ranks/sources", np.array([r.replace(b'"mpi"', b'mpi') for r in f["/ranks/sources"][:]])),
+       "rank 0's row of /ranks/sources is not a JSON object")
 expect("per-rank sources as numbers", lambda f: replace(f, "/ranks/sources", np.zeros(4, "i8")),
        "/ranks/sources is not a table of fixed-length strings")
 # Unknown (-1) losses are what recovered files hold: accepted.
