@@ -9,6 +9,7 @@ find_package(Boost 1.74 REQUIRED)               # odeint is header-only
 find_package(tomlplusplus REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)              # JSON texts read back from files are checked with it
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 
 add_library(ripple_hdf5 INTERFACE)

@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
-  libboost-dev libtomlplusplus-dev libcli11-dev libfmt-dev librandom123-dev libmetis-dev
+  libboost-dev libtomlplusplus-dev libcli11-dev libfmt-dev librandom123-dev libmetis-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libhwloc-dev libpapi-dev
   clang-format python3 python3-numpy python3-scipy python3-h5py
   slurmctld slurmd slurm-client munge

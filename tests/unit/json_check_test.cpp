@@ -1,4 +1,4 @@
-// The JSON recogniser against RFC 8259's grammar: what the tracer writes, and what damage makes.
+// The JSON check (nlohmann::json's, RFC 8259): what the tracer writes passes, what damage makes does not.
 #include "ripple/common/json_check.hpp"
 
 #include <gtest/gtest.h>
@@ -48,11 +48,10 @@ TEST(JsonCheck, RefusesWhatIsNotOneWellFormedObject) {
     EXPECT_FALSE(is_json_object(bad)) << bad;
 }
 
-TEST(JsonCheck, NestingBeyond64IsRefusedNotARecursionWithoutEnd) {
+TEST(JsonCheck, DeepNestingIsNoRecursionWithoutEnd) {
   const auto nested = [](int depth) { return "{\"a\": " + std::string(depth, '[') + std::string(depth, ']') + "}"; };
-  EXPECT_TRUE(is_json_object(nested(63)));
-  EXPECT_FALSE(is_json_object(nested(64)));
-  EXPECT_FALSE(is_json_object(nested(100000)));
+  EXPECT_TRUE(is_json_object(nested(1000000)));
+  EXPECT_FALSE(is_json_object(nested(1000000).substr(1)));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 namespace ripple {
 
-// True if `text` is one JSON object (whitespace around it allowed), nested at most 64 deep.
+// True if `text` is one JSON object (whitespace around it allowed), checked by nlohmann::json.
 bool is_json_object(std::string_view text);
 
 }  // namespace ripple
