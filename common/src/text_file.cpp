@@ -36,25 +36,35 @@ int write_and_close(int fd, std::string_view text) {
 
 void write_text_file(const std::string& path, std::string_view text, std::string_view what) {
   const auto message = [&](int why) { return fmt::format("{}: cannot write '{}': {}", what, path, std::strerror(why)); };
-  // A regular file (or none yet) is replaced whole: the text goes to a new file beside it, renamed
-  // over it once all is written, so that a failed write leaves the earlier file as it was. Its
-  // permissions carry over. Anything else (a link, a device, a FIFO) is written through, in place;
-  // so is a file whose directory takes no new file.
+  // A new file, or a regular file of ours that we may write and that has no other name, is replaced
+  // whole: the text goes to a new file beside it, renamed over it once all is written, so that a
+  // failed write leaves the earlier file as it was; its permissions carry over. Anything else (a
+  // link, a device, a FIFO, a file of another owner or with hard links, whose owner, links or
+  // write protection a rename would not keep) is written through, in place, as is a file whose
+  // directory takes no new file.
   struct stat st {};
   const bool exists = ::lstat(path.c_str(), &st) == 0;
-  if (!exists || S_ISREG(st.st_mode)) {
+  const bool replaceable =
+      !exists || (S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && st.st_nlink == 1 && ::access(path.c_str(), W_OK) == 0);
+  if (replaceable) {
     const std::string temporary = fmt::format("{}.tmp-{}", path, ::getpid());
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // less the umask
+    const int refused = fd < 0 ? errno : 0;
+    // A full disk, a quota, an I/O error: said, the earlier file untouched. Otherwise the directory
+    // takes no new file, or the path is wrong, and the open in place below says which.
+    if (refused == ENOSPC || refused == EDQUOT || refused == EIO || refused == EMFILE || refused == ENFILE || refused == ENOMEM)
+      throw Error(message(refused));
     if (fd >= 0) {
       int failure = exists && ::fchmod(fd, st.st_mode & 07777) != 0 ? errno : 0;
       if (failure != 0)
         ::close(fd);
       else
         failure = write_and_close(fd, text);
-      if (failure == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) failure = errno;
-      if (failure == 0) return;
+      if (failure == 0 && ::rename(temporary.c_str(), path.c_str()) == 0) return;
+      if (failure == 0) failure = errno;
       ::unlink(temporary.c_str());
-      throw Error(message(failure));
+      if (failure != EACCES && failure != EPERM) throw Error(message(failure));
+      // A directory whose sticky bit or rules refuse the rename: written in place, as before.
     }
   }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);

@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 traced_affinities() {
   local name=$1 np=$2 bind=$3
   shift 3
-  timeout 120 "$MPIEXEC" -np "$np" $bind "$@" "$RIPPLE_BIN" trace -o "$name.h5" --samples off -- "$RING_BIN" --work sleep \
+  timeout 120 $MPIEXEC -np "$np" $bind "$@" "$RIPPLE_BIN" trace -o "$name.h5" --samples off -- "$RING_BIN" --work sleep \
     --compute-time 0.15 --iterations 13 --warmup 0 > "$name.txt" 2>&1 &
   local launcher=$! found=""
   for _ in $(seq 100); do
@@ -70,6 +70,11 @@ if [ "$(nproc)" -ge 2 ]; then
   traced_affinities one 1 "--bind-to core"
   check one free && pass "one rank bound to a core: its flusher runs on the node's other CPUs, as the trace says" \
     || fail "flusher off the rank's core: $(cat one.cpus)"
+  # A launch restricted to CPU 0 (taskset on mpirun, the rank's parent): CPU 1 is bound to no rank
+  # but outside the launcher's affinity, so the flusher stays.
+  MPIEXEC="taskset -c 0 $MPIEXEC" traced_affinities restricted 1 "--bind-to core"
+  check restricted rank && grep -q "the CPUs bound to no rank are outside the launcher's affinity" <(h5dump -a /sources restricted.h5) \
+    && pass "a launch restricted by taskset: the flusher stays within it" || fail "flusher of a restricted launch: $(cat restricted.cpus)"
   traced_affinities kept 1 "--bind-to core" -x RIPPLE_TRACE_FLUSHER_CPUS=rank
   check kept rank && grep -q "RIPPLE_TRACE_FLUSHER_CPUS=rank)" <(h5dump -a /sources kept.h5) \
     && pass "RIPPLE_TRACE_FLUSHER_CPUS=rank: the flusher stays on the rank's core" || fail "flusher kept on the rank's core: $(cat kept.cpus)"

@@ -17,12 +17,20 @@ skip() {
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 command -v setpriv > /dev/null || skip "no setpriv (util-linux)"
 id nobody > /dev/null 2>&1 || skip "no user nobody"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ] || skip "perf_event_paranoid > 2: no perf events for unprivileged users"
-old=$(cat "$knob")
-echo 0 > "$knob" 2> /dev/null || skip "$knob is not writable here"
-trap 'echo "$old" > "$knob"' EXIT
-
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+[ "$paranoid" -le 2 ] || skip "perf_event_paranoid > 2: no perf events for unprivileged users"
+[ "$paranoid" -ge 0 ] || skip "perf_event_paranoid -1: the kernel applies no locked-memory limit to ring buffers"
 cpus=$(nproc)
+[ "$cpus" -ge 2 ] || skip "one CPU: the per-CPU rings and the thread-only fallback cannot be told apart"
+mkdir -m 1777 -p shared
+setpriv --reuid nobody --regid nogroup --clear-groups test -x "$RIPPLE_BIN" -a -x "$SUBJECTS_BIN" -a -w shared \
+  || skip "user nobody cannot run the build's programs or write in $PWD (a build under a private directory?)"
+old=$(cat "$knob")
+restore() { echo "$old" > "$knob"; }
+echo 0 > "$knob" 2> /dev/null || skip "$knob is not writable here"
+trap restore EXIT
+trap 'restore; exit 1' INT TERM HUP
+
 page=$(getconf PAGESIZE)
 # What the sampler asks per CPU: its 256 pages shared out, a power of two (sampler.cpp).
 each=256
@@ -34,9 +42,9 @@ eighth=$((each / 8 > 0 ? each / 8 : 1))
 kib() { echo $(($1 * page / 1024)); }
 limit1=$(kib $(((eighth + 1) * cpus)))
 limit2=$(kib $((2 * cpus - 1)))
-mkdir -m 1777 -p shared
 cat > shared/limited.sh << EOF
 #!/bin/bash
+set -e  # a limit that cannot be set fails the run, not the assertions
 case \$OMPI_COMM_WORLD_RANK in 1) ulimit -l $limit1 ;; 2) ulimit -l $limit2 ;; 3) ulimit -l 0 ;; esac
 exec "\$@"
 EOF
@@ -48,6 +56,7 @@ setpriv --reuid nobody --regid nogroup --clear-groups env HOME="$PWD/shared" bas
   --sample-period 1 -- '$SUBJECTS_BIN' workers 2 100" > run.txt 2>&1
 rc=$?
 set -e
+restore  # at once: the rest reads files only
 [ "$rc" -eq 0 ] || fail "the run under limits: rc $rc: $(tail -n 5 run.txt)"
 "$RIPPLE_BIN" trace info shared/limits.h5 > info.txt && "$RIPPLE_BIN" trace info shared/limits.h5 --json > info.json \
   || fail "info: $(cat info.txt)"

@@ -64,10 +64,27 @@ void locate(Topology& topo, PlacementInfo& info, Bitmap& bind) {
     p.numa = static_cast<int>(numa->os_index);
 }
 
-// The CPUs of the node (those hwloc may use: the cgroup's) that no rank of `node` is bound to; of
-// this rank's package where it has some. A rank whose binding is unknown counts as bound to all.
-// Collective over `node`: the bindings are OR-ed as words of 64 CPUs.
-std::vector<int> cpus_free_of_ranks(const Topology& topo, const Bitmap& bind, const std::vector<int>& package, MPI_Comm node) {
+}  // namespace
+
+std::vector<int> affinity_of(pid_t pid) {
+  const long configured = ::sysconf(_SC_NPROCESSORS_CONF);
+  const int n = static_cast<int>(std::max(configured, 1024L));
+  cpu_set_t* set = CPU_ALLOC(n);
+  const std::size_t bytes = CPU_ALLOC_SIZE(n);
+  std::vector<int> cpus;
+  if (set != nullptr && ::sched_getaffinity(pid, bytes, set) == 0)
+    for (int c = 0; c < n; ++c)
+      if (CPU_ISSET_S(c, bytes, set)) cpus.push_back(c);
+  if (set != nullptr) CPU_FREE(set);
+  return cpus;
+}
+
+namespace {
+
+// The CPUs of the node that hwloc may use (the job's cgroup) and the launcher may run on, that no
+// rank of `node` is bound to; of this rank's package where it has some. A rank whose binding is
+// unknown counts as bound to all. Collective over `node`: the bindings are OR-ed as 64-bit words.
+void find_free_cpus(const Topology& topo, const Bitmap& bind, PlacementInfo& info, MPI_Comm node) {
   const bool known = topo.loaded && !hwloc_bitmap_iszero(bind.b);
   hwloc_const_bitmap_t all = topo.loaded ? hwloc_topology_get_allowed_cpuset(topo.t) : nullptr;
   int words = all != nullptr && hwloc_bitmap_last(all) >= 0 ? hwloc_bitmap_last(all) / 64 + 1 : 1;
@@ -76,12 +93,30 @@ std::vector<int> cpus_free_of_ranks(const Topology& topo, const Bitmap& bind, co
   for (int c = known ? hwloc_bitmap_first(bind.b) : -1; c >= 0 && c / 64 < words; c = hwloc_bitmap_next(bind.b, c))
     bound[static_cast<std::size_t>(c / 64)] |= std::uint64_t{1} << (c % 64);
   PMPI_Allreduce(MPI_IN_PLACE, bound.data(), words, MPI_UINT64_T, MPI_BOR, node);
-  std::vector<int> free, near;
+  if (!known) {
+    info.no_free_cpus = "this rank's binding is unknown (hwloc)";
+    return;
+  }
+  std::vector<int> free;
   for (int c = all != nullptr ? hwloc_bitmap_first(all) : -1; c >= 0 && c / 64 < words; c = hwloc_bitmap_next(all, c))
     if (((bound[static_cast<std::size_t>(c / 64)] >> (c % 64)) & 1) == 0) free.push_back(c);
+  if (free.empty()) {
+    info.no_free_cpus = "every CPU of the node is bound to a rank, or a rank's binding is unknown";
+    return;
+  }
+  // The launcher's (mpirun's, prted's, slurmstepd's, or a wrapper script's) affinity: a user who
+  // restricted the launch (taskset, numactl) meant the job to stay there.
+  if (const std::vector<int> launcher = affinity_of(::getppid()); !launcher.empty()) {
+    std::erase_if(free, [&](int c) { return !std::binary_search(launcher.begin(), launcher.end(), c); });
+    if (free.empty()) {
+      info.no_free_cpus = "the CPUs bound to no rank are outside the launcher's affinity";
+      return;
+    }
+  }
+  std::vector<int> near;
   for (const int c : free)
-    if (std::find(package.begin(), package.end(), c) != package.end()) near.push_back(c);
-  return near.empty() ? free : near;
+    if (std::find(info.package_cpus.begin(), info.package_cpus.end(), c) != info.package_cpus.end()) near.push_back(c);
+  info.free_cpus = near.empty() ? free : near;
 }
 
 // Rank 0 of each group of `comm` split by `color`: whether this rank leads its group.
@@ -128,7 +163,7 @@ PlacementInfo probe_placement(MPI_Comm world) {
   p.node = index;
   // One socket leader per package of each node; ranks whose package is unknown share one.
   p.socket_leader = lowest_of(node, p.package + 1, rank) ? 1 : 0;
-  info.free_cpus = cpus_free_of_ranks(topo, bind, info.package_cpus, node);
+  find_free_cpus(topo, bind, info, node);
   PMPI_Comm_free(&node);
 
   if (p.node_leader != 0 && topo.loaded) {
@@ -142,24 +177,28 @@ PlacementInfo probe_placement(MPI_Comm world) {
   return info;
 }
 
-std::string place_tracer_thread(pthread_t thread, const std::vector<int>& cpus) {
-  ::pthread_setname_np(thread, "ripple-flusher");  // 14 characters: within the kernel's 15
+std::string place_tracer_thread(pthread_t thread, const PlacementInfo& where) {
+  // Named last: a thread named ripple-flusher is where it will stay (tests look for the name).
+  const auto named = [&](std::string said) {
+    ::pthread_setname_np(thread, "ripple-flusher");  // 14 characters: within the kernel's 15
+    return "the tracer's thread " + said;
+  };
   const char* want = std::getenv("RIPPLE_TRACE_FLUSHER_CPUS");
-  if (want != nullptr && std::string(want) == "rank")
-    return "the tracer's thread on the rank's CPUs (RIPPLE_TRACE_FLUSHER_CPUS=rank)";
-  if (cpus.empty()) return "the tracer's thread on the rank's CPUs (every CPU of the node is bound to a rank)";
+  if (want != nullptr && std::string(want) == "rank") return named("on the rank's CPUs (RIPPLE_TRACE_FLUSHER_CPUS=rank)");
+  const std::vector<int>& cpus = where.free_cpus;
+  if (cpus.empty()) return named("on the rank's CPUs (" + where.no_free_cpus + ")");
   cpu_set_t* set = CPU_ALLOC(cpus.back() + 1);
   const std::size_t bytes = CPU_ALLOC_SIZE(cpus.back() + 1);
-  if (set == nullptr) return "the tracer's thread on the rank's CPUs (no memory to move it)";
+  if (set == nullptr) return named("on the rank's CPUs (no memory to move it)");
   CPU_ZERO_S(bytes, set);
   for (const int c : cpus) CPU_SET_S(c, bytes, set);
   const int rc = ::pthread_setaffinity_np(thread, bytes, set);
   CPU_FREE(set);
-  if (rc != 0) return "the tracer's thread on the rank's CPUs (moving it failed: " + std::string(std::strerror(rc)) + ")";
-  std::string where = cpus.size() > 1 ? "the tracer's thread on CPUs " : "the tracer's thread on CPU ";
-  where += index_list(cpus);
-  where += ", bound to no rank of the node (RIPPLE_TRACE_FLUSHER_CPUS=rank keeps it on the rank's)";
-  return where;
+  if (rc != 0) return named("on the rank's CPUs (moving it failed: " + std::string(std::strerror(rc)) + ")");
+  std::string said = cpus.size() > 1 ? "on CPUs " : "on CPU ";
+  said += index_list(cpus);
+  said += ", bound to no rank of the node (RIPPLE_TRACE_FLUSHER_CPUS=rank keeps it on the rank's)";
+  return named(said);
 }
 
 }  // namespace ripple::trace::detail

@@ -406,7 +406,7 @@ void start(Call init_call) {
     s->flusher = std::thread(flusher_loop, s);
     // Off the rank's CPUs where some CPU of the node is bound to no rank: its encoding and writing
     // then take no rank's time. Said with the placement (sources.hwloc).
-    s->placement.status += "; " + detail::place_tracer_thread(s->flusher.native_handle(), s->placement.free_cpus);
+    s->placement.status += "; " + detail::place_tracer_thread(s->flusher.native_handle(), s->placement);
     // Counters: RIPPLE_PAPI_EVENTS (comma-separated) or what the CXL model needs. A missing one is
     // recorded with its reason and reported in one line by rank 0; the run goes on.
     optional("counters", [&] {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 
+#include "placement.hpp"
 #include "ripple/trace/pmu_event.hpp"
 #include "spool_format.hpp"
 #include "tracer_clock.hpp"
@@ -50,20 +51,6 @@ perf_event_attr sampling_attr(std::uint32_t type, std::uint64_t config, std::uin
 std::string open_failure(const std::string& name) {
   const int err = errno;  // before the hint's file read can change it
   return "perf_event_open(" + name + ") failed: " + std::strerror(err) + (err == EACCES || err == EPERM ? paranoid_hint() : "");
-}
-
-// The CPUs this thread may run on (the rank's binding), in order; empty if the kernel does not say.
-std::vector<int> affinity_cpus() {
-  const long configured = ::sysconf(_SC_NPROCESSORS_CONF);
-  const int n = static_cast<int>(std::max(configured, 1024L));
-  cpu_set_t* set = CPU_ALLOC(n);
-  const std::size_t bytes = CPU_ALLOC_SIZE(n);
-  std::vector<int> cpus;
-  if (set != nullptr && ::sched_getaffinity(0, bytes, set) == 0)
-    for (int c = 0; c < n; ++c)
-      if (CPU_ISSET_S(c, bytes, set)) cpus.push_back(c);
-  if (set != nullptr) CPU_FREE(set);
-  return cpus;
 }
 
 // What bounds a user's perf ring buffers: perf_event_mlock_kb per CPU for all of the user's
@@ -261,7 +248,7 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
   std::size_t total = 1;
   while (total < c.ring_pages) total *= 2;
   // Every thread: an inherited event on each CPU the rank may run on, the ring's pages shared out.
-  const std::vector<int> cpus = affinity_cpus();
+  const std::vector<int> cpus = affinity_of(0);  // the rank's binding
   std::size_t each = total;
   while (each > 1 && each * cpus.size() > total) each /= 2;
   // The CPUs themselves are in /ranks/placement (binding): left out here, the status of ranks that

@@ -7,14 +7,14 @@
 
 namespace ripple {
 
-// Writes `text` to `path`. A regular file (or a new one) is replaced whole, through a temporary file
-// beside it renamed over it (its permissions kept): a failed write leaves an earlier file as it was.
-// A link, a device or a FIFO is written through in place, as is a file in a directory that takes no
-// new file. A path that names no writable place (no such directory, no permission, a directory, a
-// read-only file system) is an InputError; a refusal of the system (a full disk, a quota, an I/O
-// error, at the open, a write or the close) an Error. Either way the message starts with `what` and
-// names the path and the reason, and no partial regular file is left behind (a link's target is not
-// removed).
+// Writes `text` to `path`. A new file, or a regular file of this user's that it may write and that
+// has no other hard link, is replaced whole, through a temporary file beside it renamed over it
+// (its permissions kept): a failed write, or a full disk when the temporary file is made, leaves an
+// earlier file as it was. Anything else (a link, a device, a FIFO, another user's or a hard-linked
+// file) is written through in place, as is a file in a directory that takes no new file. A path that names no writable place (no
+// such directory, no permission, a directory, a read-only file system) is an InputError; a refusal of the system (a full disk, a
+// quota, an I/O error, at the open, a write or the close) an Error. Either way the message starts with `what` and names the path
+// and the reason, and no partial regular file is left behind (a link's target is not removed).
 void write_text_file(const std::string& path, std::string_view text, std::string_view what);
 
 // At the end of a program: flushes standard output, and if it could not all be written (a full disk
