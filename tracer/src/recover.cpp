@@ -514,11 +514,12 @@ void write_recovered_sources(hid_t file, int ranks, const std::map<int, RankSour
     return detail::sources_json("active (recovered)", r.counters, r.perf, r.hwloc);
   };
   const std::string none = json_of(RankSources{});  // a rank without side spools
+  std::map<int, std::string> json;
   std::size_t width = none.size();
-  for (const auto& [r, rs] : sources) width = std::max(width, json_of(rs).size());
-  const auto of_rank = [&](int r) {
-    const auto it = sources.find(r);
-    return it == sources.end() ? none : json_of(it->second);
+  for (const auto& [r, rs] : sources) width = std::max(width, json.emplace(r, json_of(rs)).first->second.size());
+  const auto of_rank = [&](int r) -> const std::string& {
+    const auto it = json.find(r);
+    return it == json.end() ? none : it->second;
   };
   write_attribute(file, schema::kSourcesAttr, of_rank(0));
   H5Id type = text_h5_type(width);
@@ -529,7 +530,7 @@ void write_recovered_sources(hid_t file, int ranks, const std::map<int, RankSour
     const int n = std::min(kRound, ranks - first);
     rows.assign(static_cast<std::size_t>(n) * width, '\0');
     for (int k = 0; k < n; ++k) {
-      const std::string j = of_rank(first + k);
+      const std::string& j = of_rank(first + k);
       std::memcpy(rows.data() + static_cast<std::size_t>(k) * width, j.data(), j.size());
     }
     write_rows(ds.get(), type.get(), static_cast<hsize_t>(first), rows.data(), static_cast<hsize_t>(n));

@@ -13,6 +13,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "json_text.hpp"
@@ -79,15 +81,17 @@ struct CallStats {
 };
 
 // The ranks whose sources differ from rank 0's, grouped by what they say, in the order first seen.
+// (A map from text to group: a run of 10^5 ranks may have as many groups.)
 std::vector<std::pair<std::string, std::vector<int>>> differing_sources(const analysis::TraceReader& t) {
   std::vector<std::pair<std::string, std::vector<int>>> groups;
+  std::unordered_map<std::string_view, std::size_t> group_of;
   const std::vector<std::string>& all = t.rank_sources();
   for (int r = 1; r < static_cast<int>(all.size()); ++r) {
     const std::string& mine = all[static_cast<std::size_t>(r)];
     if (mine == all.front()) continue;
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == mine; });
-    if (g == groups.end()) g = groups.insert(groups.end(), {mine, {}});
-    g->second.push_back(r);
+    const auto [g, added] = group_of.try_emplace(mine, groups.size());
+    if (added) groups.emplace_back(mine, std::vector<int>{});
+    groups[g->second].second.push_back(r);
   }
   return groups;
 }

@@ -187,16 +187,15 @@ std::string sources_of(const State& s) {
   return detail::sources_json("active", s.counters.status_text(), s.sampler.status(), s.placement.status);
 }
 
-// /ranks/sources: every rank's own sources, as fixed-length strings of `width` bytes, the longest's
-// (sources_width). Ranks can differ: a socket leader counts the uncore events; one rank's ring
-// buffers fit the user's locked-memory limit, the next one's do not.
-std::size_t sources_width(const State& s) {
-  long width = static_cast<long>(std::max<std::size_t>(sources_of(s).size(), 1));
+// /ranks/sources: every rank's own sources (`mine`), zero-padded to fixed-length strings as long
+// as the longest (collective). Ranks can differ: a socket leader counts the uncore events; one
+// rank's ring buffers fit the user's locked-memory limit, the next one's do not.
+std::size_t sources_width(const std::string& mine) {
+  long width = static_cast<long>(std::max<std::size_t>(mine.size(), 1));
   PMPI_Allreduce(MPI_IN_PLACE, &width, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
   return static_cast<std::size_t>(width);
 }
-void write_rank_sources(const ParallelH5File& file, const State& s, std::size_t width) {
-  std::string mine = sources_of(s);
+void write_rank_sources(const ParallelH5File& file, const State& s, std::string mine, std::size_t width) {
   mine.resize(width, '\0');
   const H5Id type = agreed_type([&] { return text_h5_type(width); });
   write_per_rank(file, schema::kRankSources, type.get(), mine.data(), s.rank, s.ranks);
@@ -378,7 +377,8 @@ bool write(State& s) {
   PMPI_Allreduce(&lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
   // What the file will hold: events, memory samples, counter rows, topology, sources (metadata: in the margin).
-  const std::size_t width = sources_width(s);
+  const std::string sources = sources_of(s);
+  const std::size_t width = sources_width(sources);
   std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
                             static_cast<std::int64_t>(sizeof(SampleRecord)) *
                                 SideSpool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord)).rows +
@@ -414,7 +414,7 @@ bool write(State& s) {
   agreed_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
   agreed_attribute(file.id(), "events", all);
   agreed_attribute(file.id(), "lost_events", lost_all);
-  agreed_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources_of(s)));
+  agreed_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources));
   agreed_attribute(file.id(), sc::kClockSourceAttr, rank0_string(s.clock_source));
   agreed_attribute(file.id(), sc::kClockAttr,
                    std::string("seconds since rank 0's start, on rank 0's CLOCK_MONOTONIC: each rank's offset to rank 0 "
@@ -436,7 +436,7 @@ bool write(State& s) {
 
   write_counters(file, s, clock);
   write_placement(file, s);
-  write_rank_sources(file, s, width);
+  write_rank_sources(file, s, sources, width);
   write_samples(file, s, clock);
 
   H5Id type = agreed_type(event_h5_type);
