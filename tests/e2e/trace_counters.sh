@@ -143,7 +143,9 @@ PY
 # an inherited event per CPU of the rank's binding, each sample with its thread's id; the tracer's
 # own thread is not (it starts before the sampler; --flush-seconds 0.05 makes it busy meanwhile).
 # Bound to a core (mpirun's default for 2 ranks) one event per rank, unbound one per CPU. The
-# page-fault counter, inherited too, counts the workers' faults.
+# page-fault counter, inherited too, counts the workers' faults (through PAPI, or perf_event_open
+# where PAPI could count the MPI_Init thread only, as on a VM whose PAPI has its perf_event
+# component enabled).
 for bind in core none; do
   timeout 300 "$MPIEXEC" -np 2 --oversubscribe --bind-to $bind -x RIPPLE_PAPI_EVENTS=perf::PAGE-FAULTS "$RIPPLE_BIN" trace \
     -o workers-$bind.h5 --samples page-faults --sample-period 1 --flush-seconds 0.05 -- "$SUBJECTS_BIN" workers 2 200 \
@@ -161,6 +163,8 @@ s = f["/samples/records"][:]
 assert (f["/ranks/samples_lost"][:] == 0).all() and (f["/ranks/samples_dropped"][:] == 0).all()
 page = os.sysconf("SC_PAGE_SIZE")
 names = f["/counters"].attrs["events"].decode().split("\n")
+assert "perf::PAGE-FAULTS: active via perf_event_open, inherited" in f["/counters"].attrs["status"].decode() \
+    or "perf::PAGE-FAULTS: active via papi, inherited" in f["/counters"].attrs["status"].decode()
 values, crank, citer = f["/counters/values"][:], f["/counters/rank"][:], f["/counters/iteration"][:]
 for rank in range(2):
     main = int(re.search(rf"^rank {rank} main (\d+)$", text, re.M).group(1))

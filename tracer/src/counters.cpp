@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -71,68 +72,120 @@ std::string hardware_hint() {
   return hint;
 }
 
+int Counters::papi_set_for(int component, std::string& why) {
+#ifdef RIPPLE_HAVE_PAPI
+  for (std::size_t k = 0; k < papi_sets_.size(); ++k)
+    if (papi_sets_[k].component == component) return static_cast<int>(k);
+  PapiSet set;
+  set.component = component;
+  set.handle = PAPI_NULL;
+  int rc = PAPI_create_eventset(&set.handle);
+  if (rc == PAPI_OK) rc = PAPI_assign_eventset_component(set.handle, component);
+  if (rc != PAPI_OK) {
+    why = std::string("PAPI event set for component ") + std::to_string(component) + ": " + PAPI_strerror(rc);
+    if (set.handle != PAPI_NULL) PAPI_destroy_eventset(&set.handle);
+    return -1;
+  }
+  // Inheritance must be set while the set is empty. PAPI's perf_event component checks it by
+  // opening a hardware counter, so without a hardware PMU it refuses even for software events.
+  PAPI_option_t opt{};
+  opt.inherit.eventset = set.handle;
+  opt.inherit.inherit = PAPI_INHERIT_ALL;
+  rc = PAPI_set_opt(PAPI_INHERIT, &opt);
+  if (rc != PAPI_OK) {
+    set.not_inherited = std::string("PAPI_set_opt(PAPI_INHERIT): ") + PAPI_strerror(rc);
+    const std::string hint = hardware_hint();
+    if (!hint.empty()) set.not_inherited += " (" + hint + ")";
+  }
+  papi_sets_.push_back(std::move(set));
+  return static_cast<int>(papi_sets_.size() - 1);
+#else
+  (void)component;
+  why = "this tracer was built without PAPI (libpapi-dev)";
+  return -1;
+#endif
+}
+
 void Counters::start(const std::vector<std::string>& names) {
   std::string papi_problem;
 #ifdef RIPPLE_HAVE_PAPI
-  const int version = PAPI_library_init(PAPI_VER_CURRENT);
-  if (version != PAPI_VER_CURRENT) {
-    papi_problem = "PAPI_library_init failed";
-  } else if (PAPI_create_eventset(&papi_set_) != PAPI_OK) {
-    papi_problem = "PAPI_create_eventset failed";
-    papi_set_ = -1;
-  }
+  if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) papi_problem = "PAPI_library_init failed";
 #else
   papi_problem = "this tracer was built without PAPI (libpapi-dev)";
 #endif
-  int papi_events = 0;
   for (const std::string& name : names) {
     CounterStatus st;
     st.name = name;
-    int slot = -1, fd = -1;
+    Source src;
     std::string why = papi_problem;
+    const auto sw = software_events().find(name);
+    const bool software = sw != software_events().end();
+    std::string direct_failure;  // why perf_event_open refused the software event, once tried
+    const auto open_direct = [&] {
+      src.fd = open_software_event(sw->second, direct_failure);
+      if (src.fd < 0 && direct_failure.empty()) direct_failure = "perf_event_open failed";
+    };
 #ifdef RIPPLE_HAVE_PAPI
-    if (papi_set_ >= 0) {
-      const int rc = PAPI_add_named_event(papi_set_, name.c_str());
-      if (rc == PAPI_OK) {
-        slot = papi_events++;
-      } else {
-        why = std::string("PAPI: ") + PAPI_strerror(rc);
-        if (name.rfind("perf::", 0) != 0) {  // a hardware event: say why the hardware cannot count it
-          const std::string hint = hardware_hint();
-          if (!hint.empty()) why += " (" + hint + ")";
+    if (papi_problem.empty()) {
+      int code = PAPI_NULL;
+      int rc = PAPI_event_name_to_code(name.c_str(), &code);
+      const int set = rc == PAPI_OK ? papi_set_for(PAPI_get_event_component(code), why) : -1;
+      if (rc != PAPI_OK) why = std::string("PAPI knows no such event (PAPI_event_name_to_code: ") + PAPI_strerror(rc) + ")";
+      if (set >= 0) {
+        PapiSet& ps = papi_sets_[static_cast<std::size_t>(set)];
+        if (software && !ps.not_inherited.empty()) {  // PAPI would count this thread only
+          why = "PAPI would count only the thread that called MPI_Init: " + ps.not_inherited;
+          open_direct();
+        }
+        if (src.fd < 0) {
+          rc = PAPI_add_event(ps.handle, code);
+          if (rc == PAPI_OK) {
+            src.set = set;
+            src.slot = static_cast<int>(ps.values.size());
+            ps.values.push_back(0);
+            st.how = ps.not_inherited.empty() ? "papi, inherited by threads started later"
+                                              : "papi, the thread that called MPI_Init only (" + ps.not_inherited +
+                                                    (direct_failure.empty() ? "" : "; " + direct_failure) + ")";
+          } else {
+            why = std::string("PAPI: ") + PAPI_strerror(rc);
+          }
         }
       }
     }
 #endif
-    if (slot < 0) {
-      const auto sw = software_events().find(name);
-      if (sw != software_events().end()) {
-        std::string perf_why;
-        fd = open_software_event(sw->second, perf_why);
-        if (fd < 0) why += "; " + perf_why;
+    if (src.slot < 0 && src.fd < 0) {
+      if (!software) {  // a hardware event: say why the hardware cannot count it
+        const std::string hint = hardware_hint();
+        if (!hint.empty() && why.find(hint) == std::string::npos) why += " (" + hint + ")";
+      } else {
+        if (direct_failure.empty()) open_direct();
+        if (src.fd < 0) why += "; " + direct_failure;
       }
     }
-    st.active = slot >= 0 || fd >= 0;
-    st.how = slot >= 0 ? "papi" : fd >= 0 ? "perf_event_open (" + why + ")" : why;
+    st.active = src.slot >= 0 || src.fd >= 0;
+    if (src.fd >= 0) st.how = "perf_event_open, inherited by threads started later (" + why + ")";
+    if (!st.active) st.how = why;
     status_.push_back(st);
-    papi_slot_.push_back(slot);
-    fd_.push_back(fd);
+    sources_.push_back(std::move(src));
   }
-  papi_values_.assign(static_cast<std::size_t>(std::max(papi_events, 1)), 0);
 #ifdef RIPPLE_HAVE_PAPI
-  if (papi_events > 0 && PAPI_start(papi_set_) != PAPI_OK)
-    for (std::size_t k = 0; k < status_.size(); ++k)
-      if (papi_slot_[k] >= 0) {
-        papi_slot_[k] = -1;
-        status_[k].active = fd_[k] >= 0;
-        status_[k].how = "PAPI_start failed";
+  for (std::size_t k = 0; k < papi_sets_.size(); ++k) {
+    if (papi_sets_[k].values.empty()) continue;
+    const int rc = PAPI_start(papi_sets_[k].handle);
+    if (rc == PAPI_OK) continue;
+    for (std::size_t e = 0; e < status_.size(); ++e)
+      if (sources_[e].set == static_cast<int>(k)) {
+        sources_[e].set = sources_[e].slot = -1;
+        status_[e].active = false;
+        status_[e].how = std::string("PAPI_start: ") + PAPI_strerror(rc);
       }
+    papi_sets_[k].values.clear();  // not started: not read, not stopped
+  }
 #endif
 }
 
 void Counters::start_uncore(const std::vector<std::string>& events, bool socket_leader, const std::vector<int>& package_cpus) {
   const std::vector<UncorePlan> plans = plan_uncore("/sys/bus/event_source/devices", events, package_cpus);
-  uncore_fds_.resize(status_.size());
   for (const UncorePlan& plan : plans) {
     CounterStatus st;
     st.name = "uncore::" + plan.event;
@@ -163,30 +216,38 @@ void Counters::start_uncore(const std::vector<std::string>& events, bool socket_
     }
     st.active = !fds.empty();
     status_.push_back(st);
-    papi_slot_.push_back(-1);
-    fd_.push_back(-1);
-    uncore_fds_.push_back(std::move(fds));
+    Source src;
+    src.uncore_fds = std::move(fds);
+    sources_.push_back(std::move(src));
   }
 }
 
 void Counters::read(std::int64_t* out) {
 #ifdef RIPPLE_HAVE_PAPI
-  bool papi = false;
-  for (const int s : papi_slot_) papi = papi || s >= 0;
-  if (papi) PAPI_read(papi_set_, papi_values_.data());
+  for (PapiSet& ps : papi_sets_)
+    if (!ps.values.empty() && PAPI_read(ps.handle, ps.values.data()) != PAPI_OK)
+      std::fill(ps.values.begin(), ps.values.end(), -1);
 #endif
+  const auto value_of = [](int fd) -> std::int64_t {
+    std::uint64_t v = 0;
+    return ::read(fd, &v, sizeof v) == static_cast<ssize_t>(sizeof v) ? static_cast<std::int64_t>(v) : -1;
+  };
   for (std::size_t k = 0; k < status_.size(); ++k) {
+    const Source& src = sources_[k];
     out[k] = -1;
-    if (papi_slot_[k] >= 0) {
-      out[k] = papi_values_[static_cast<std::size_t>(papi_slot_[k])];
-    } else if (fd_[k] >= 0) {
-      std::uint64_t v = 0;
-      if (::read(fd_[k], &v, sizeof v) == static_cast<ssize_t>(sizeof v)) out[k] = static_cast<std::int64_t>(v);
-    } else if (k < uncore_fds_.size() && !uncore_fds_[k].empty()) {
+    if (src.slot >= 0) {
+      out[k] = papi_sets_[static_cast<std::size_t>(src.set)].values[static_cast<std::size_t>(src.slot)];
+    } else if (src.fd >= 0) {
+      out[k] = value_of(src.fd);
+    } else if (!src.uncore_fds.empty()) {
       std::int64_t sum = 0;
-      for (const int fd : uncore_fds_[k]) {
-        std::uint64_t v = 0;
-        if (::read(fd, &v, sizeof v) == static_cast<ssize_t>(sizeof v)) sum += static_cast<std::int64_t>(v);
+      for (const int fd : src.uncore_fds) {
+        const std::int64_t v = value_of(fd);
+        if (v < 0) {
+          sum = -1;
+          break;
+        }
+        sum += v;
       }
       out[k] = sum;
     }
@@ -200,16 +261,15 @@ bool Counters::any_active() const {
 }
 
 Counters::~Counters() {
-  for (const int fd : fd_)
-    if (fd >= 0) ::close(fd);
-  for (const auto& fds : uncore_fds_)
-    for (const int fd : fds) ::close(fd);
+  for (const Source& src : sources_) {
+    if (src.fd >= 0) ::close(src.fd);
+    for (const int fd : src.uncore_fds) ::close(fd);
+  }
 #ifdef RIPPLE_HAVE_PAPI
-  if (papi_set_ >= 0) {
-    std::vector<long long> v(papi_values_.size());
-    PAPI_stop(papi_set_, v.data());
-    PAPI_cleanup_eventset(papi_set_);
-    PAPI_destroy_eventset(&papi_set_);
+  for (PapiSet& ps : papi_sets_) {
+    if (!ps.values.empty()) PAPI_stop(ps.handle, ps.values.data());
+    PAPI_cleanup_eventset(ps.handle);
+    PAPI_destroy_eventset(&ps.handle);
   }
 #endif
 }

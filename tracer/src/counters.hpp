@@ -1,7 +1,10 @@
 #pragma once
-// Counter source of the tracer: each requested event is read through PAPI when PAPI can count it,
-// else, for Linux software events named perf::..., directly through perf_event_open (on machines
-// whose PAPI disables its perf_event component because libpfm4 finds no hardware PMU, as in VMs).
+// Counter source of the tracer. Counters count the thread that called MPI_Init and the threads it
+// starts later (OpenMP workers, say), as the memory sampler does. Each requested event is read
+// through PAPI, in one event set per PAPI component (PAPI runs one set per component at a time)
+// asked to inherit to new threads. Linux software events named perf::... are opened directly
+// through perf_event_open, inherited, where PAPI cannot count them or cannot make them inherit (its
+// perf_event component is disabled, or refuses PAPI_INHERIT, on machines without a hardware PMU).
 // An event that neither can count is recorded as unavailable, with the reason; nothing aborts.
 #include <cstdint>
 #include <string>
@@ -21,7 +24,7 @@ public:
   Counters(const Counters&) = delete;
   Counters& operator=(const Counters&) = delete;
   ~Counters();
-  // Starts counting `names` for the calling thread (and, through perf_event_open, its children).
+  // Starts counting `names` for the calling thread and the threads it starts later.
   void start(const std::vector<std::string>& names);
   // Adds uncore events (named uncore::EVENT), each summed over the uncore PMUs that have it
   // (uncore_plan.hpp). Only a socket leader opens them, on its package; the other ranks of the
@@ -38,12 +41,24 @@ public:
   [[nodiscard]] std::string status_text() const;
 
 private:
+  struct PapiSet {
+    int component = -1;
+    int handle = -1;            // PAPI_NULL until created
+    std::string not_inherited;  // why PAPI_INHERIT was refused; empty where the set inherits
+    std::vector<long long> values;
+  };
+  struct Source {  // where one column's value comes from: a PAPI set's slot, a descriptor, or several
+    int set = -1, slot = -1;
+    int fd = -1;
+    std::vector<int> uncore_fds;  // one per uncore PMU, summed
+  };
+  // The set for `component`, created (and asked to inherit) on first use; -1 with `why` if PAPI
+  // cannot make one.
+  int papi_set_for(int component, std::string& why);
+
   std::vector<CounterStatus> status_;
-  std::vector<int> papi_slot_;                // index into the PAPI values, or -1
-  std::vector<int> fd_;                       // perf_event_open descriptor, or -1
-  std::vector<std::vector<int>> uncore_fds_;  // an uncore event's descriptors, one per PMU (summed)
-  int papi_set_ = -1;
-  std::vector<long long> papi_values_;
+  std::vector<Source> sources_;
+  std::vector<PapiSet> papi_sets_;
 };
 
 // The default list: what the CXL model needs (loads, L1 data-cache misses, cycles, last-level misses).
