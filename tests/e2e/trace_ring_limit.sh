@@ -6,7 +6,8 @@
 # 2's allows no per-CPU rings but one small ring for the thread that called MPI_Init (the fallback:
 # its samples are that thread's only); rank 3's allows none (unavailable, with the reason). Every
 # rank's own status is in /ranks/sources and `info` shows the ranks that differ from rank 0.
-# Needs root (to set the sysctl, restored at exit, and to run as nobody); else not run (77).
+# Needs root (to set the sysctl, restored at exit or by the next run, and to run as nobody); else not
+# run (77).
 source "$(dirname "$0")/lib.sh"
 : "${SUBJECTS_BIN:?}"
 knob=/proc/sys/kernel/perf_event_mlock_kb
@@ -25,8 +26,13 @@ cpus=$(nproc)
 mkdir -m 1777 -p shared
 setpriv --reuid nobody --regid nogroup --clear-groups test -x "$RIPPLE_BIN" -a -x "$SUBJECTS_BIN" -a -w shared \
   || skip "user nobody cannot run the build's programs or write in $PWD (a build under a private directory?)"
+# The value to restore is kept beside the work directory too, for a run killed before its traps ran
+# (SIGKILL, a ctest timeout): the next run puts it back first.
+saved="$(dirname "$PWD")/trace_ring_limit.perf_event_mlock_kb"
+if [ -s "$saved" ]; then cat "$saved" > "$knob" 2> /dev/null && rm -f "$saved"; fi
 old=$(cat "$knob")
-restore() { echo "$old" > "$knob"; }
+restore() { echo "$old" > "$knob" && rm -f "$saved"; }
+echo "$old" > "$saved"
 echo 0 > "$knob" 2> /dev/null || skip "$knob is not writable here"
 trap restore EXIT
 trap 'restore; exit 1' INT TERM HUP
