@@ -223,6 +223,7 @@ void Counters::start_uncore(const std::vector<std::string>& events, bool socket_
 }
 
 void Counters::read(std::int64_t* out) {
+  const std::lock_guard<std::mutex> lock(read_mutex_);
 #ifdef RIPPLE_HAVE_PAPI
   for (PapiSet& ps : papi_sets_)
     if (!ps.values.empty() && PAPI_read(ps.handle, ps.values.data()) != PAPI_OK)

@@ -7,6 +7,7 @@
 // perf_event component is disabled, or refuses PAPI_INHERIT, on machines without a hardware PMU).
 // An event that neither can count is recorded as unavailable, with the reason; nothing aborts.
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,8 @@ public:
   // (uncore_plan.hpp). Only a socket leader opens them, on its package; the other ranks of the
   // package record -1 and say who reads them. Call after start().
   void start_uncore(const std::vector<std::string>& events, bool socket_leader, const std::vector<int>& package_cpus);
-  // One value per name; -1 where the event is unavailable.
+  // One value per name; -1 where the event is unavailable. Any thread may call it (iteration
+  // markers come from any thread); calls are serialised.
   void read(std::int64_t* out);
   [[nodiscard]] std::size_t size() const { return status_.size(); }
   [[nodiscard]] const std::vector<CounterStatus>& status() const { return status_; }
@@ -59,6 +61,7 @@ private:
   std::vector<CounterStatus> status_;
   std::vector<Source> sources_;
   std::vector<PapiSet> papi_sets_;
+  std::mutex read_mutex_;  // PAPI_read on one set from two threads at once is unsafe; values are shared
 };
 
 // The default list: what the CXL model needs (loads, L1 data-cache misses, cycles, last-level misses).

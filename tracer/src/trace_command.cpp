@@ -127,7 +127,7 @@ int info(const std::string& path, bool json) {
   for (const auto r : t.counters().rank) ++counter_rows[static_cast<std::size_t>(r)];
   if (json) {
     std::string out = fmt::format(
-        "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {:.9g}, "
+        "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {}, "
         "\"sources\": {}, \"per_rank\": [",
         detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost, t.event_count() == 0 ? 0.0 : last - first,
         t.sources());
@@ -149,7 +149,7 @@ int info(const std::string& path, bool json) {
       out += "\"calls\": {";
       bool firstcall = true;
       for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)]) {
-        out += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {:.9g}, \"bytes\": {}}}", firstcall ? "" : ", ",
+        out += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {}, \"bytes\": {}}}", firstcall ? "" : ", ",
                            detail::json_escape(name), s.count, s.seconds, s.bytes);
         firstcall = false;
       }
