@@ -5,10 +5,10 @@
 //              then local 0 to local 1 on a duplicate made by MPI_Comm_idup (tag 8).
 //   threads:   MPI_THREAD_MULTIPLE, two threads per rank exchange `n` messages with the partner
 //              rank concurrently (tag = thread).
-//   gaps:      the cases a tracer easily gets wrong: MPI_IN_PLACE collectives (Reduce and Gather at
-//              the root, Allgather everywhere), MPI_Put to a target of a split communicator's
-//              window, MPI_Sendrecv and MPI_Iprobe with MPI_ANY_SOURCE around a ring, and a wait on
-//              a persistent request before it is started (then started and completed twice).
+//   gaps:      the cases a tracer easily gets wrong: MPI_IN_PLACE collectives (Reduce, Gather and
+//              Gatherv at the root, Allgather, Allgatherv and Alltoallv everywhere), MPI_Put to a target of a split
+//              communicator's window, MPI_Sendrecv and MPI_Iprobe with MPI_ANY_SOURCE around a ring, and a wait on a persistent
+//              request before it is started (then started and completed twice).
 //   touch:     maps `pages` fresh pages (no huge pages), marks iterations 0..2 as the proxy apps do
 //              (MPI_Pcontrol(7701, it)), touches the first byte of every page in iteration 1 only,
 //              then sends the whole buffer to itself so that the trace holds its address range.
@@ -85,13 +85,21 @@ int anysource(int rank, int size) {
 }
 
 int split(int rank) {
+  // First a split that leaves world rank 0 out (MPI_UNDEFINED): it has one communicator fewer than
+  // the others, and every later one must still have the same id on all its members.
+  MPI_Comm rest;
+  MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : 0, rank, &rest);
+  if (rest != MPI_COMM_NULL) MPI_Comm_free(&rest);
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   int local = 0;
   MPI_Comm_rank(half, &local);
   double v = rank;
   if (local == 1) MPI_Send(&v, 1, MPI_DOUBLE, 0, 7, half);
-  if (local == 0) MPI_Recv(&v, 1, MPI_DOUBLE, 1, 7, half, MPI_STATUS_IGNORE);
+  if (local == 0) MPI_Recv(&v, 1, MPI_DOUBLE, 1, MPI_ANY_TAG, half, MPI_STATUS_IGNORE);  // records tag 7
+  // A combined call whose receive half is from MPI_PROC_NULL: an empty completion record all the same.
+  double none = 0;
+  MPI_Sendrecv(&v, 1, MPI_DOUBLE, MPI_PROC_NULL, 9, &none, 1, MPI_DOUBLE, MPI_PROC_NULL, 9, half, MPI_STATUS_IGNORE);
   // A duplicate made without blocking (the tracer learns it at first use), in reverse rank order:
   // in it, local 0 answers local 1.
   MPI_Comm dup;
@@ -148,6 +156,10 @@ int inter(int rank) {
   double v = rank;
   if (local == 0 && rank % 2 == 0) MPI_Send(&v, 1, MPI_DOUBLE, 0, 4, bridge);  // to remote rank 0: world 1
   if (local == 0 && rank % 2 == 1) MPI_Recv(&v, 1, MPI_DOUBLE, 0, 4, bridge, MPI_STATUS_IGNORE);
+  // A broadcast from the even group's local 0 (MPI_ROOT there, MPI_PROC_NULL for the other evens)
+  // to the odd group, which names remote rank 0: world 0.
+  const int root = rank % 2 == 1 ? 0 : local == 0 ? MPI_ROOT : MPI_PROC_NULL;
+  MPI_Bcast(&v, 1, MPI_DOUBLE, root, bridge);
   MPI_Comm merged;
   MPI_Intercomm_merge(bridge, rank % 2, &merged);
   int m = 0, n = 0;
@@ -186,6 +198,14 @@ int gaps(int rank, int size) {
   MPI_Reduce(rank == 0 ? MPI_IN_PLACE : v.data(), v.data(), 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Gather(rank == 0 ? MPI_IN_PLACE : v.data(), 4, MPI_DOUBLE, v.data(), 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Allgather(MPI_IN_PLACE, 4, MPI_DOUBLE, v.data(), 4, MPI_DOUBLE, MPI_COMM_WORLD);
+  // Their v-forms in place: Gatherv at the root, Allgatherv and Alltoallv everywhere.
+  std::vector<int> counts(static_cast<std::size_t>(size), 4), displs(static_cast<std::size_t>(size));
+  for (int k = 0; k < size; ++k) displs[static_cast<std::size_t>(k)] = 4 * k;
+  MPI_Gatherv(rank == 0 ? MPI_IN_PLACE : v.data(), 4, MPI_DOUBLE, v.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
+              MPI_COMM_WORLD);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DOUBLE, v.data(), counts.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  MPI_Alltoallv(MPI_IN_PLACE, counts.data(), displs.data(), MPI_DOUBLE, v.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                MPI_COMM_WORLD);
   // One-sided: in the half of the same parity, every rank puts into local rank 0's window.
   MPI_Comm half = MPI_COMM_NULL;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);

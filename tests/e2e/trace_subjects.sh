@@ -32,7 +32,19 @@ assert pairs(sends, 8) == [(0, 2), (1, 3)] and pairs(recvs, 8) == [(2, 0), (3, 1
 assert (sends["comm"] > 0).all() and len(set(sends["comm"][sends["tag"] == 8]) & set(sends["comm"][sends["tag"] == 7])) == 0
 idup = t.calls("MPI_Comm_idup")
 assert len(idup) == 4 and (idup["request"] >= 0).all() and (idup["comm"] > 0).all()
-assert sorted(t.calls("completion")["request"]) == sorted(idup["request"])
+done = t.calls("completion")
+assert sorted(done["request"][done["request"] >= 0]) == sorted(idup["request"])
+# Every member gives a communicator the same id, although world rank 0 made one fewer (MPI_UNDEFINED).
+sent, got = sends[sends["tag"] == 7], recvs[recvs["tag"] == 7]
+ends = lambda c, flip: {(int(e["peer"]), int(e["rank"])) if flip else (int(e["rank"]), int(e["peer"])): int(e["comm"]) for e in c}
+assert ends(sent, False) == ends(got, True), (sent[["rank", "peer", "comm"]], got[["rank", "peer", "comm"]])
+# The MPI_Sendrecv from and to MPI_PROC_NULL: its receive half, an empty completion, follows it.
+for rank in range(4):
+    e = t.rank(rank)
+    i = [k for k in range(len(e)) if t.names[e[k]["call"]] == "MPI_Sendrecv"]
+    assert len(i) == 1 and e[i[0]]["peer"] == -3, e[i]
+    c = e[i[0] + 1]
+    assert t.names[c["call"]] == "completion" and c["peer"] == -3 and c["bytes"] == 0 and c["request"] == -1, c
 PY
 
 traced 2 freed.h5 freed > freed.txt 2>&1 || fail "freed-communicator run: $(cat freed.txt)"
@@ -42,6 +54,7 @@ from trace_file import Trace
 t = Trace(sys.argv[1])
 done = t.calls("completion", t.rank(0))
 assert len(done) == 1 and done["peer"][0] == 1 and done["tag"][0] == 5, done
+assert done["comm"][0] == t.calls("MPI_Irecv", t.rank(0))["comm"][0] > 0, done  # the request's communicator
 assert len(t.calls("MPI_Wait", t.rank(0))) == 2
 PY
 
@@ -63,6 +76,9 @@ t = Trace(sys.argv[1])
 s, r = t.calls("MPI_Send"), t.calls("MPI_Recv")
 assert [(int(e["rank"]), int(e["peer"])) for e in s] == [(0, 1)], s[["rank", "peer"]]
 assert [(int(e["rank"]), int(e["peer"])) for e in r] == [(1, 0)], r[["rank", "peer"]]
+# Intercommunicator broadcast: the root (MPI_ROOT) is world 0 itself, world 2 takes no part (MPI_PROC_NULL).
+b = t.calls("MPI_Bcast")
+assert sorted((int(e["rank"]), int(e["peer"])) for e in b) == [(0, 0), (1, 0), (2, -3), (3, 0)], b[["rank", "peer"]]
 # The merged communicator (wrapped MPI_Intercomm_merge): merged rank m is world rank order[m].
 order = [0, 2, 1, 3]
 for w in range(4):
@@ -75,7 +91,8 @@ for w in range(4):
     assert done["call"] == t.id("completion") and done["peer"] == order[(m + 3) % 4], (w, done)
 PY
 
-traced 2 threads.h5 threads 2000 > threads.txt 2>&1
+# Unbound, so that the two threads of a rank run at the same time on the two cores.
+timeout 300 "$MPIEXEC" -np 2 --oversubscribe --bind-to none "$RIPPLE_BIN" trace -o threads.h5 -- "$SUBJECTS_BIN" threads 2000 > threads.txt 2>&1
 rc=$?
 if [ "$rc" -eq 3 ]; then
   pass "threads: skipped, this MPI does not provide MPI_THREAD_MULTIPLE"
@@ -92,6 +109,13 @@ for rank in range(2):
     c = Counter(t.names[x] for x in e["call"])
     assert c["MPI_Isend"] == 4000 and c["MPI_Irecv"] == 4000 and c["MPI_Waitall"] == 4000 and c["completion"] == 8000, c
     assert Counter(int(tag) for tag in t.calls("MPI_Isend", e)["tag"]) == {10: 2000, 11: 2000}
+    # Each MPI_Waitall's two completions follow it, with no other thread's event between them, and
+    # the rank's events are in exit order.
+    calls = [t.names[x] for x in e["call"]]
+    for k, name in enumerate(calls):
+        if name == "completion":
+            assert calls[k - 1 - int(e[k]["count"])] == "MPI_Waitall", (k, calls[k - 3:k + 1])
+    assert (e["t_exit"][1:] >= e["t_exit"][:-1]).all()
 PY
 fi
 traced 4 gaps.h5 gaps > gaps.txt 2>&1 || fail "gaps run: $(cat gaps.txt)"
@@ -107,6 +131,9 @@ for rank in range(4):
     assert one("MPI_Reduce")["bytes"].tolist() == [32], one("MPI_Reduce")
     assert one("MPI_Gather")["bytes"].tolist() == [32] and one("MPI_Allgather")["bytes"].tolist() == [32]
     assert one("MPI_Reduce")["buffer"][0] != 0
+    # In-place v-collectives: this rank's own count (Gatherv, Allgatherv), or all the receive counts (Alltoallv).
+    assert one("MPI_Gatherv")["bytes"].tolist() == [32] and one("MPI_Allgatherv")["bytes"].tolist() == [32]
+    assert one("MPI_Alltoallv")["bytes"].tolist() == [4 * 32] and one("MPI_Allgatherv")["buffer"][0] != 0
     # MPI_Put to local rank 0 of the half of the same parity: world rank rank % 2.
     put = one("MPI_Put")
     assert len(put) == 1 and put["peer"][0] == rank % 2 and put["bytes"][0] == 8, put

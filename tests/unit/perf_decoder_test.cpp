@@ -134,6 +134,17 @@ TEST(PerfDecoder, DataSourceLevels) {
   d = decode_data_src(encode(PERF_MEM_OP_PFETCH, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_L3, false));
   EXPECT_TRUE(d.prefetch && !d.load);
   EXPECT_EQ(d.level, L::L3);
+  // The kernel's Intel PEBS encodings (arch/x86/events/intel/ds.c) of a remote cache hit (0x08,
+  // 0x09) and of remote DRAM that snooped (0x0b) carry level number L3 with the remote bit; 0x0d,
+  // remote DRAM exclusive, carries level number RAM. Local L3 (0x04) stays L3.
+  constexpr std::uint64_t kOpLoadHit = PERF_MEM_OP_LOAD, kHit = PERF_MEM_LVL_HIT;
+  d = decode_data_src(encode(kOpLoadHit, kHit | PERF_MEM_LVL_REM_CCE1, PERF_MEM_LVLNUM_L3, true));
+  EXPECT_EQ(d.level, L::RemoteCache);
+  EXPECT_TRUE(d.remote && d.hit);
+  EXPECT_EQ(decode_data_src(encode(kOpLoadHit, kHit | PERF_MEM_LVL_REM_RAM1, PERF_MEM_LVLNUM_L3, true)).level, L::RemoteDram);
+  EXPECT_EQ(decode_data_src(encode(kOpLoadHit, kHit | PERF_MEM_LVL_REM_RAM1, PERF_MEM_LVLNUM_RAM, true)).level, L::RemoteDram);
+  EXPECT_EQ(decode_data_src(encode(kOpLoadHit, kHit | PERF_MEM_LVL_L3, PERF_MEM_LVLNUM_L3, false)).level, L::L3);
+  EXPECT_EQ(decode_data_src(encode(kOpLoadHit, kHit, PERF_MEM_LVLNUM_ANY_CACHE, true)).level, L::RemoteCache);
   EXPECT_STREQ(level_name(L::Cxl), "CXL");
   EXPECT_EQ(decode_data_src(0).level, L::Unknown);
 }

@@ -4,6 +4,7 @@
 // handful, each access microseconds at least) are looked up under the lock.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -73,16 +74,43 @@ void retire_comm_locked(State& s, int id) {
 // tracer does not wrap; another thread may have learned it first, and then its id stands.
 // Otherwise comm was just made: a live entry for the same handle was freed by a call the tracer
 // does not wrap, and retires. Caller holds comm_lock.
-int add_comm_locked(State& s, MPI_Comm comm, std::vector<int>&& world, bool learned) {
+// `agreed`: the id the members of a just-made communicator agreed on (agreed_comm_id), -1 for one
+// learned in use.
+int add_comm_locked(State& s, MPI_Comm comm, std::vector<int>&& world, bool learned, int agreed = -1) {
   if (const auto it = s.live_comms.find(comm); it != s.live_comms.end()) {
     if (learned) return it->second;
     retire_comm_locked(s, it->second);
     s.live_comms.erase(it);
   }
-  const int id = s.next_comm_id++;
+  // Ids stay unique within the rank: if another thread made a communicator during the agreement,
+  // this one takes the next id (which its peers may not share: said in docs/trace-format.md).
+  const int id = std::max(agreed, s.next_comm_id);
+  s.next_comm_id = id + 1;
   s.comm_world.emplace(id, detail::CommTranslation{std::move(world)});
   s.live_comms.emplace(comm, id);
   s.comm_generation.fetch_add(1, std::memory_order_release);
+  return id;
+}
+}  // namespace
+
+namespace {
+// The id all members of the just-made `comm` give it: the largest next id among them. Each rank
+// numbers the communicators it has in order, so without this a rank that got MPI_COMM_NULL from a
+// split, or that learned a communicator at first use, would number every later one differently
+// from its peers, and a send's communicator would not be its receive's. A collective on `comm`,
+// which all its members are making now (and only they: MPI_Comm_create_group).
+int agreed_comm_id(State& s, MPI_Comm comm) {
+  comm_lock(s);
+  const int mine = s.next_comm_id;
+  comm_unlock(s);
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  int id = mine;
+  PMPI_Allreduce(&mine, &id, 1, MPI_INT, MPI_MAX, comm);
+  if (inter != 0) {  // on an intercommunicator each group gets the other group's maximum: once more
+    const int both = std::max(mine, id);
+    PMPI_Allreduce(&both, &id, 1, MPI_INT, MPI_MAX, comm);
+  }
   return id;
 }
 }  // namespace
@@ -91,8 +119,9 @@ void register_comm(MPI_Comm comm) {
   if (g_state == nullptr || comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD) return;
   State& s = *g_state;
   std::vector<int> world = world_ranks_of(comm);  // outside the lock: MPI calls
+  const int agreed = agreed_comm_id(s, comm);
   comm_lock(s);
-  add_comm_locked(s, comm, std::move(world), false);
+  add_comm_locked(s, comm, std::move(world), false, agreed);
   comm_unlock(s);
 }
 

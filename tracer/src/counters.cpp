@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "perf_open.hpp"
 #include "ripple/trace/uncore_plan.hpp"
 
 #ifdef RIPPLE_HAVE_PAPI
@@ -38,7 +39,7 @@ int open_software_event(std::uint64_t config, std::string& why) {
   attr.inherit = 1;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+  const int fd = perf_open(attr, 0, -1, -1);
   if (fd < 0)
     why = std::string("perf_event_open failed: ") + std::strerror(errno) + " (see /proc/sys/kernel/perf_event_paranoid)";
   return fd;
@@ -202,7 +203,7 @@ void Counters::start_uncore(const std::vector<std::string>& events, bool socket_
         attr.config = c.event.config[0];
         attr.config1 = c.event.config[1];
         attr.config2 = c.event.config[2];
-        const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, c.cpu, -1, 0));
+        const int fd = perf_open(attr, -1, c.cpu, -1);
         if (fd < 0) {
           st.how = "perf_event_open(" + c.pmu + ", cpu " + std::to_string(c.cpu) + ") failed: " + std::strerror(errno) +
                    " (uncore counting needs perf_event_paranoid <= 0 or CAP_PERFMON)";

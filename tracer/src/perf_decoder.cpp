@@ -53,7 +53,10 @@ bool parse_sample(const std::uint8_t* body, std::uint64_t n, std::uint64_t type,
 DrainResult drain_ring(const std::uint8_t* data, std::uint64_t size, std::uint64_t tail, std::uint64_t head,
                        std::uint64_t sample_type, void (*on_sample)(const MemorySample&, void*), void* context) {
   DrainResult result;
-  static thread_local std::uint8_t record[65536];  // a record is at most 64 KiB (u16 size): no allocation
+  // Only a record's first bytes are read: every sample field Ripple decodes (at most 8 of 8 bytes)
+  // and a lost record's 16. A copy of that much, on the stack, also serves records that wrap around
+  // the ring's end (a copy of up to 64 KiB in static TLS would take that much of every thread's stack).
+  std::uint8_t record[sizeof(perf_event_header) + 16 * sizeof(std::uint64_t)];
   while (head - tail >= sizeof(perf_event_header)) {
     perf_event_header h{};
     ring_copy(data, size, tail, &h, sizeof h);
@@ -61,9 +64,10 @@ DrainResult drain_ring(const std::uint8_t* data, std::uint64_t size, std::uint64
       result.corrupt = true;
       break;
     }
-    ring_copy(data, size, tail, record, h.size);
+    const std::uint64_t kept = h.size < sizeof record ? h.size : sizeof record;
+    ring_copy(data, size, tail, record, kept);
     const std::uint8_t* body = record + sizeof h;
-    const std::uint64_t body_size = h.size - sizeof h;
+    const std::uint64_t body_size = kept - sizeof h;
     if (h.type == kRecordSample) {
       MemorySample s;
       if (parse_sample(body, body_size, sample_type, s)) {
@@ -97,19 +101,26 @@ DataSource decode_data_src(std::uint64_t v) {
   d.hit = lvl & PERF_MEM_LVL_HIT;
   d.miss = lvl & PERF_MEM_LVL_MISS;
   d.remote = (v >> PERF_MEM_REMOTE_SHIFT) & 1;
-  // Newer kernels fill the level number; older ones only the level bits.
+  // Newer kernels fill the level number; older ones only the level bits. A cache level with the
+  // remote bit is another socket's (or node's) cache: the kernel's Intel PEBS table encodes a hit in
+  // a remote cache as REM_CCE1 | REMOTE | LVLNUM_L3, and a remote DRAM access that snooped as
+  // REM_RAM1 | REMOTE | LVLNUM_L3 (arch/x86/events/intel/ds.c, data sources 0x08, 0x09, 0x0b).
+  const auto cache = [&](Level local) {
+    if (!d.remote) return local;
+    return (lvl & (PERF_MEM_LVL_REM_RAM1 | PERF_MEM_LVL_REM_RAM2)) != 0 ? Level::RemoteDram : Level::RemoteCache;
+  };
   switch (lvlnum) {
     case PERF_MEM_LVLNUM_L1:
-      d.level = Level::L1;
+      d.level = cache(Level::L1);
       return d;
     case PERF_MEM_LVLNUM_L2:
-      d.level = Level::L2;
+      d.level = cache(Level::L2);
       return d;
     case PERF_MEM_LVLNUM_L3:
-      d.level = Level::L3;
+      d.level = cache(Level::L3);
       return d;
     case PERF_MEM_LVLNUM_L4:
-      d.level = Level::L4;
+      d.level = cache(Level::L4);
       return d;
     case PERF_MEM_LVLNUM_CXL:
       d.level = Level::Cxl;
@@ -118,7 +129,7 @@ DataSource decode_data_src(std::uint64_t v) {
       d.level = Level::Io;
       return d;
     case PERF_MEM_LVLNUM_ANY_CACHE:
-      d.level = d.remote ? Level::RemoteCache : Level::AnyCache;
+      d.level = cache(Level::AnyCache);
       return d;
     case PERF_MEM_LVLNUM_LFB:
       d.level = Level::LFB;

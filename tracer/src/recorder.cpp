@@ -17,6 +17,7 @@
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -191,7 +192,7 @@ int open_side_spool(State& s, const char* kind, const void* header, std::size_t 
   char name[64];
   std::snprintf(name, sizeof name, "/rank-%06d.%s", s.rank, kind);
   const std::string where = s.spool_dir + name;
-  const int fd = ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int fd = ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
     path = where;  // removed at MPI_Finalize like the event spool
     std::string bytes(static_cast<const char*>(header), header_bytes);
@@ -403,10 +404,17 @@ void start(Call init_call) {
   // side spools are open (write_mutex).
   {
     const std::lock_guard<std::mutex> writer(s->write_mutex);
-    s->flusher = std::thread(flusher_loop, s);
-    // Off the rank's CPUs where some CPU of the node is bound to no rank: its encoding and writing
-    // then take no rank's time. Said with the placement (sources.hwloc).
-    s->placement.status += "; " + detail::place_tracer_thread(s->flusher.native_handle(), s->placement);
+    try {
+      s->flusher = std::thread(flusher_loop, s);
+      // Off the rank's CPUs where some CPU of the node is bound to no rank: its encoding and writing
+      // then take no rank's time. Said with the placement (sources.hwloc).
+      s->placement.status += "; " + detail::place_tracer_thread(s->flusher.native_handle(), s->placement);
+    } catch (const std::system_error& e) {  // out of threads (a pids cgroup, ulimit -u): record, go on
+      s->placement.status += std::string("; no tracer thread (") + e.what() +
+                             "): events reach the spool when the ring is full and at MPI_Finalize, not at the flush interval";
+      if (s->rank == 0)
+        std::fprintf(stderr, "ripple trace: no background thread (%s): spooling only when the ring is full\n", e.what());
+    }
     // Counters: RIPPLE_PAPI_EVENTS (comma-separated) or what the CXL model needs. A missing one is
     // recorded with its reason and reported in one line by rank 0; the run goes on.
     optional("counters", [&] {
@@ -474,7 +482,9 @@ void commit(const Event& e) {
 }
 
 void sample_counters(State& s) {
-  if (s.counters.size() == 0) return;
+  // A row of -1 at every marker would say nothing and fill the counter spool (64 bytes per marker of
+  // the default list): a rank none of whose counters works takes no samples.
+  if (!s.counters.any_active()) return;
   const std::size_t n = s.counters.size();
   std::int64_t values[64];
   std::vector<std::int64_t> wide;
@@ -564,6 +574,39 @@ void Scope::commit_now() {
   recording_ = false;
 }
 
+void Scope::commit_together() {
+  State& s = *g_state;
+  const auto need = static_cast<std::uint64_t>(pending_) + 1;
+  const std::uint64_t slots = detail::g_recording.ring_mask + 1;
+  if (need > slots) {  // more than a whole (tiny) ring holds: one at a time, each under the lock
+    event_.t_exit = detail::stamp();
+    detail::commit(event_);
+    commit_completions();
+    pending_ = 0;
+    return;
+  }
+  for (;;) {
+    {
+      const Guard guard(s);
+      const std::uint64_t taken =
+          detail::g_recording.head->load(std::memory_order_relaxed) - detail::g_recording.tail->load(std::memory_order_acquire);
+      if (slots - taken >= need) {
+        event_.t_exit = detail::stamp();
+        detail::push(event_);
+        for (int k = 0; k < pending_; ++k) {
+          Event& c = t_completions[static_cast<std::size_t>(k)];
+          c.t_enter = event_.t_enter;
+          c.t_exit = event_.t_exit;
+          detail::push(c);
+        }
+        pending_ = 0;
+        return;
+      }
+    }
+    flush();  // without the lock, as commit_contended does
+  }
+}
+
 void Scope::commit_completions() {
   for (int k = 0; k < pending_; ++k) {
     Event& c = t_completions[static_cast<std::size_t>(k)];
@@ -637,6 +680,7 @@ void Scope::completion(int index, const MPI_Status* status) {
       s.requests.erase_if(handle, copy.id);
   }
   c.request = copy.id;
+  c.comm = copy.comm;
   if (copy.cancelling && status != nullptr) {
     int cancelled = 0;
     PMPI_Test_cancelled(status, &cancelled);
@@ -671,11 +715,12 @@ void Scope::completed_some(int outcount, const int* indices, const MPI_Status* s
 }
 
 void Scope::resolve_source(const MPI_Status* status, MPI_Comm c) {
-  if (!recording_ || status == nullptr) return;
-  const bool any = event_.peer == -2;
-  if (any && status->MPI_SOURCE < 0) return;
-  if (any) peer(status->MPI_SOURCE, c);                                // the actual sender of an MPI_ANY_SOURCE receive
-  if (any || event_.buffer == 0) event_.bytes = status_bytes(status);  // a probe: the pending message's
+  if (!recording_ || status == nullptr || status->MPI_SOURCE < 0) return;  // MPI_PROC_NULL's status says nothing
+  if (event_.peer == -2) peer(status->MPI_SOURCE, c);                      // the actual sender of an MPI_ANY_SOURCE receive
+  if (event_.tag == MPI_ANY_TAG) event_.tag = status->MPI_TAG;             // and the actual tag of an MPI_ANY_TAG one
+  // A probe has no buffer: the pending message's bytes. A receive keeps count x size, as every call
+  // does, whichever source it named (its completion-free form costs no status read per call).
+  if (event_.buffer == 0 && event_.count == 0) event_.bytes = status_bytes(status);
 }
 
 void Scope::probed(const MPI_Message* message) {
@@ -707,15 +752,20 @@ void Scope::received_message(const MPI_Status* status) {
     event_.peer = detail::world_rank(event_.comm, status->MPI_SOURCE);
     event_.same_node = detail::same_node(event_.peer);
   }
+  event_.tag = status->MPI_TAG;  // a matched receive names no tag: the message's
   event_.bytes = status_bytes(status);
 }
 
 void Scope::received(int source, const MPI_Status* status, MPI_Comm c) {
-  if (!recording_ || status == nullptr || source == MPI_PROC_NULL) return;
+  if (!recording_ || status == nullptr) return;
   Event& r = new_completion(0);
+  r.comm = event_.comm;
+  if (source == MPI_PROC_NULL) {  // an empty receive, recorded as the completion of MPI_Irecv's would be
+    r.peer = -3;
+    return;
+  }
   r.bytes = status_bytes(status);
   r.tag = status->MPI_TAG;
-  r.comm = event_.comm;
   const int from = source == MPI_ANY_SOURCE ? status->MPI_SOURCE : source;
   r.peer = from >= 0 ? detail::world_rank(event_.comm >= 0 ? event_.comm : detail::comm_id(c), from) : -1;
   r.same_node = detail::same_node(r.peer);
@@ -796,9 +846,20 @@ void Scope::buffer_v(const void* buf, const int counts[], const int displs[], MP
   event_.extent = end * t.extent;
 }
 
+void Scope::buffer_own(const void* buf, const int counts[], MPI_Datatype type, MPI_Comm comm) {
+  int me = 0;
+  if (counts == nullptr || comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS) return;
+  buffer(buf, counts[me], type);
+}
+
 void Scope::translate_peer(int rank, MPI_Comm c) {
   if (rank == MPI_ANY_SOURCE) {
     event_.peer = -2;
+    return;
+  }
+  if (rank == MPI_ROOT) {  // the root of an intercommunicator collective: this rank itself
+    event_.peer = detail::g_recording.rank;
+    event_.same_node = 1;
     return;
   }
   if (rank == MPI_PROC_NULL || rank < 0) {
@@ -821,9 +882,11 @@ void Scope::request(const MPI_Request* r, unsigned kind) {
   bool shared = false;
   {
     const Guard guard(s);
-    info.id = event_.request = s.next_request++;
+    info.id = s.next_request;
     info.comm = event_.comm;
-    s.requests.insert(info, &shared);
+    // A full table leaves the request untracked: no completion will carry an id, so the call gets none.
+    if (!s.requests.insert(info, &shared)) return;
+    event_.request = s.next_request++;
   }
   // A handle the table already held: MPI's shared object for requests complete at once (kept
   // apart, request_table.hpp), or a live request whose older entries are stale (their completions

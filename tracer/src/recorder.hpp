@@ -152,6 +152,9 @@ public:
   // topology. Records the sum of the counts.
   enum class Over { peers, local_group, neighbors };
   void buffer_v(const void* buf, const int counts[], const int displs[], MPI_Datatype type, MPI_Comm comm, Over over);
+  // An in-place v-collective (MPI_Gatherv at the root, MPI_Allgatherv, MPI_Scatterv at the root):
+  // this rank's own contribution, counts[its rank in comm] elements of `type` in `buf`.
+  void buffer_own(const void* buf, const int counts[], MPI_Datatype type, MPI_Comm comm);
   void count(int n) { event_.count = n; }
   RIPPLE_HOT void comm(MPI_Comm c) { event_.comm = c == MPI_COMM_WORLD ? 0 : c == MPI_COMM_NULL ? -1 : detail::comm_id(c); }
   RIPPLE_HOT void peer(int rank, MPI_Comm c) {
@@ -202,11 +205,18 @@ private:
   // The exit time, and the call's record into the ring: inline for a single producer whose ring has
   // room, through commit() otherwise (the lock of several producers, or spooling a full ring first).
   RIPPLE_HOT void commit_call() {
+    if (detail::g_recording.threaded) [[unlikely]] {
+      commit_together();
+      return;
+    }
     event_.t_exit = detail::stamp();
-    if (detail::g_recording.threaded || !detail::push(event_)) [[unlikely]]
+    if (!detail::push(event_)) [[unlikely]]
       detail::commit(event_);
   }
   void commit_completions();  // after their call, so that a reader meets the call first
+  // MPI_THREAD_MULTIPLE: the call and its completions in one go under the producers' lock, stamped
+  // there, so that no other thread's event comes between them and a rank's events stay in exit order.
+  void commit_together();
   void translate_peer(int rank, MPI_Comm c);
   void completion(int index, const MPI_Status* status);
   Event& new_completion(int index);

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 
+#include "perf_open.hpp"
 #include "placement.hpp"
 #include "ripple/trace/pmu_event.hpp"
 #include "spool_format.hpp"
@@ -30,9 +31,7 @@ std::string paranoid_hint() {
   return in >> level ? " (perf_event_paranoid is " + std::to_string(level) + ")" : "";
 }
 
-int open_attr(perf_event_attr attr, int cpu, int group_fd) {
-  return static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, cpu, group_fd, PERF_FLAG_FD_CLOEXEC));
-}
+int open_attr(const perf_event_attr& attr, int cpu, int group_fd) { return perf_open(attr, 0, cpu, group_fd); }
 
 perf_event_attr sampling_attr(std::uint32_t type, std::uint64_t config, std::uint64_t period) {
   perf_event_attr attr{};
@@ -233,6 +232,7 @@ void MemorySampler::close_rings() {
 void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
   std::lock_guard<std::mutex> guard(mutex_);
   rank_ = rank;
+  pid_ = static_cast<std::uint32_t>(::getpid());
   offset_ = -t0;
   max_samples_ = c.max_samples;
   if (c.event == "off") {
@@ -281,6 +281,8 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
 
 void MemorySampler::keep(const MemorySample& s, void* self) {
   auto& m = *static_cast<MemorySampler*>(self);
+  // A child the rank forked, on a kernel without inherit_thread (perf_open.hpp): not the rank's load.
+  if (s.pid != m.pid_) return;
   ++m.decoded_;
   if (m.pending_.size() >= m.max_samples_) return;  // dropped: decoded() minus the spooled counts it
   SampleRecord r;

@@ -91,7 +91,8 @@ private:
   std::atomic<bool> active_{false};
   std::string status_ = "unavailable: not started";
   int rank_ = 0;
-  double offset_ = 0;  // tracer time = kernel ns * 1e-9 + offset_
+  std::uint32_t pid_ = 0;  // the rank's process: samples of processes it forks are not its own
+  double offset_ = 0;      // tracer time = kernel ns * 1e-9 + offset_
   std::size_t max_samples_ = 0;
   std::vector<SampleRecord> pending_;  // decoded, not yet spooled
   std::vector<SampleRecord> writing_;  // spool_new's: swapped with pending_, so both keep their room

@@ -113,17 +113,25 @@ def wrapper(f):
             sys.exit(f"{name}: a counts role with a root: the counts mean something at the root only")
         if "counts" in roles:  # a v-collective: one count (and displacement) per rank or neighbour
             b = roles["buf"]
-            if "inplace" in roles:
-                b = f"{b} == MPI_IN_PLACE ? {roles['inplace']} : {b}"
             displs = roles.get("displs", "nullptr")
             over = "neighbors" if "neighbor" in name.lower() else "local_group" if "reduce_scatter" in name.lower() else "peers"
-            rec.append(f"scope.buffer_v({b}, {roles['counts']}, {displs}, {roles['type']}, {roles['comm']}, "
-                       f"ripple::trace::Scope::Over::{over});")
+            tail = f"{roles['comm']}, ripple::trace::Scope::Over::{over});"
+            if "incounts" in roles:  # in place, the receive side's counts, displacements and type
+                rec.append(f"if ({b} == MPI_IN_PLACE) scope.buffer_v({roles['inplace']}, {roles['incounts']}, "
+                           f"{roles.get('indispls', 'nullptr')}, {roles['intype']}, {tail}")
+                rec.append(f"else scope.buffer_v({b}, {roles['counts']}, {displs}, {roles['type']}, {tail}")
+            else:
+                if "inplace" in roles:
+                    b = f"{b} == MPI_IN_PLACE ? {roles['inplace']} : {b}"
+                rec.append(f"scope.buffer_v({b}, {roles['counts']}, {displs}, {roles['type']}, {tail}")
         elif "buf" in roles and "inplace" in roles:
             b, ip = roles["buf"], roles["inplace"]
             count, typ = roles["count"], roles["type"]
             rec.append(f"{significant}{{")
-            rec.append(f"  if ({b} == MPI_IN_PLACE) scope.buffer({ip}, {roles.get('incount', count)}, {roles.get('intype', typ)});")
+            if "incounts" in roles:  # a v-collective in place: this rank's own entry of the counts
+                rec.append(f"  if ({b} == MPI_IN_PLACE) scope.buffer_own({ip}, {roles['incounts']}, {roles['intype']}, {roles['comm']});")
+            else:
+                rec.append(f"  if ({b} == MPI_IN_PLACE) scope.buffer({ip}, {roles.get('incount', count)}, {roles.get('intype', typ)});")
             rec.append(f"  else scope.buffer({b}, {count}, {typ});")
             rec.append("}")
         elif "buf" in roles:
@@ -164,7 +172,7 @@ def wrapper(f):
         elif "completes" in roles:
             rec.append(f"if ({done_flag}) scope.completed_all({roles['count']}, ripple_statuses);")
         elif "recvpeer" in roles:
-            rec.append(f"scope.received({roles['recvpeer']}, ripple_status, {roles['comm']});")
+            rec.append(f"if (rc == MPI_SUCCESS) scope.received({roles['recvpeer']}, ripple_status, {roles['comm']});")
         elif "status" in roles and "file" in roles:
             rec.append(f"if (rc == MPI_SUCCESS) scope.transferred(ripple_status);")
         elif "status" in roles and "peer" in roles:
