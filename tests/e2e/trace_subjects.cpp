@@ -42,12 +42,20 @@
 //              threads started after MPI_Init each first-touch `pages` fresh pages of their own, as
 //              OpenMP workers would; then the rank sleeps 0.3 s. Each rank prints its main thread's
 //              id and, per worker, "rank R worker TID buffer ADDRESS" (decimal).
+//   hygiene:   what a preloaded tracer must not do to its host process: a thread with a 64 KiB stack
+//              starts (exit 7 if not: the tracer's thread-locals come out of every thread's
+//              stack); no descriptor of the tracer's (its spool, perf events) survives an exec
+//              (exit 8 if one lacks FD_CLOEXEC); then a forked child first-touches `pages` fresh
+//              pages in iteration 1 and exits, and the rank prints "child PID".
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
 //              the others (so that ranks write different numbers of rows); prints how much the
 //              process's resident memory grew from the tenth of them to the last (tracer memory
 //              that grows with the run would show here).
+#include <fcntl.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -55,6 +63,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -620,6 +629,41 @@ int markers(int rank, int n) {
   return 0;
 }
 
+int hygiene(int pages) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  pthread_t small;
+  const int created = pthread_create(
+      &small, &attr, [](void*) -> void* { return nullptr; }, nullptr);
+  pthread_attr_destroy(&attr);
+  if (created != 0) return 7;
+  pthread_join(small, nullptr);
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    const int n = std::atoi(fd.path().filename().c_str());
+    if ((target.find(".spool/") != std::string::npos || target.find("perf_event") != std::string::npos) &&
+        (fcntl(n, F_GETFD) & FD_CLOEXEC) == 0) {
+      std::fprintf(stderr, "descriptor %d (%s) would survive an exec\n", n, target.c_str());
+      return 8;
+    }
+  }
+  MPI_Pcontrol(7701, 1);
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::size_t bytes = static_cast<std::size_t>(pages) * 4096;
+    auto* p = static_cast<char*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    for (std::size_t at = 0; p != MAP_FAILED && at < bytes; at += 4096) p[at] = 1;
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  MPI_Pcontrol(7701, 2);
+  std::printf("child %d\n", static_cast<int>(child));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -656,6 +700,8 @@ int main(int argc, char** argv) {
     rc = markers(rank, (argc > 2 ? std::atoi(argv[2]) : 1000) / (rank == 0 ? 1 : 10));
   else if (std::strcmp(mode, "workers") == 0)
     rc = workers(rank, argc > 2 ? std::atoi(argv[2]) : 2, argc > 3 ? std::atoi(argv[3]) : 200);
+  else if (std::strcmp(mode, "hygiene") == 0)
+    rc = hygiene(argc > 2 ? std::atoi(argv[2]) : 200);
   else if (std::strcmp(mode, "touch") == 0)
     rc = touch(rank, argc > 2 ? std::atoi(argv[2]) : 256);
   else if (std::strcmp(mode, "threads") == 0) {

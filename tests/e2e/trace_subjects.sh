@@ -118,6 +118,15 @@ for rank in range(2):
     assert (e["t_exit"][1:] >= e["t_exit"][:-1]).all()
 PY
 fi
+timeout 300 "$MPIEXEC" -np 1 -x RIPPLE_PAPI_EVENTS=perf::PAGE-FAULTS "$RIPPLE_BIN" trace -o hygiene.h5 --samples page-faults \
+  --sample-period 1 -- "$SUBJECTS_BIN" hygiene 200 > hygiene.txt 2>&1 || fail "hygiene run (7: small stack, 8: descriptor): $(cat hygiene.txt)"
+/usr/bin/python3 - hygiene.h5 "$(sed -n 's/^child //p' hygiene.txt)" <<'PY' && pass "a 64 KiB thread stack, no tracer descriptor across exec, no samples of a forked child" || fail "hygiene trace"
+import sys
+from trace_file import Trace
+t, child = Trace(sys.argv[1]), int(sys.argv[2])
+tids = t.file["/samples/records"]["tid"][:]
+assert len(tids) > 0 and (tids != child).all(), (child, sorted(set(tids)))
+PY
 traced 4 gaps.h5 gaps > gaps.txt 2>&1 || fail "gaps run: $(cat gaps.txt)"
 /usr/bin/python3 - gaps.h5 <<'PY' && pass "in-place collectives, one-sided targets, Sendrecv/Iprobe sources, inactive persistent requests" || fail "gaps trace"
 import sys
