@@ -1,11 +1,18 @@
 #include "ripple/analysis/trace_reader.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <hdf5.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <span>
 #include <sstream>
+#include <string_view>
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
@@ -16,6 +23,10 @@
 namespace ripple::analysis {
 namespace {
 
+// The longest call name accepted: MPI's longest is 30 bytes; a damaged file's megabyte-long name would
+// widen every row of `trace info`'s table to it.
+constexpr std::size_t kMaxCallName = 256;
+
 // An HDF5 call on the file being read, about `what`: where it fails, the file is at fault (damaged,
 // or not what it claims to be), and the message says so, with its name.
 template <class Id>
@@ -23,15 +34,130 @@ Id from_file(Id id, const std::string& path, const char* what) {
   if (id < 0) throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, what));
   return id;
 }
+
+// A trace is one file: an external link would have HDF5 open another one (and a FIFO named there
+// would block the reader for ever), so every lookup and open refuses to traverse one. The lists
+// live as long as the process.
+herr_t refuse_external_link(const char*, const char*, const char*, const char*, unsigned*, hid_t, void*) { return -1; }
+hid_t access_list(hid_t cls) {
+  const hid_t list = RIPPLE_H5_CHECK(H5Pcreate(cls));
+  RIPPLE_H5_CHECK(H5Pset_elink_cb(list, refuse_external_link, nullptr));
+  return list;
+}
+hid_t dataset_access() {
+  static const hid_t list = access_list(H5P_DATASET_ACCESS);  // a link access list too
+  return list;
+}
+hid_t group_access() {
+  static const hid_t list = access_list(H5P_GROUP_ACCESS);
+  return list;
+}
+
+// Whether the object `name` (absolute) is in the file, reached through links within it: each
+// component of the path is looked at before it is traversed, and a link to another file (or of a
+// user-defined kind) is refused with its name.
+bool exists(hid_t file, const char* name, const std::string& path) {
+  std::string prefix;
+  for (std::string_view rest(name); !rest.empty();) {
+    const std::size_t start = rest.find_first_not_of('/');
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const std::string_view part = rest.substr(0, rest.find('/'));
+    rest.remove_prefix(part.size());
+    prefix.append("/").append(part);
+    if (H5Lexists(file, prefix.c_str(), dataset_access()) <= 0) return false;  // negative: a dataset above it, say
+    H5L_info_t info{};
+    if (H5Lget_info(file, prefix.c_str(), &info, dataset_access()) < 0) return false;
+    if (info.type != H5L_TYPE_HARD && info.type != H5L_TYPE_SOFT)
+      throw InputError(fmt::format("{}: {} is a {} (refused: a trace is one file)", path, prefix,
+                                   info.type == H5L_TYPE_EXTERNAL ? "link to another file" : "user-defined link"));
+  }
+  return true;
+}
+
 // The dataset or group `name` of the file, which must be there.
 H5Id open_dataset(hid_t file, const char* name, const std::string& path) {
-  if (H5Lexists(file, "/ranks", H5P_DEFAULT) <= 0 && std::strncmp(name, "/ranks/", 7) == 0)
+  if (std::strncmp(name, "/ranks/", 7) == 0 && !exists(file, "/ranks", path))
     throw InputError(fmt::format("{}: group /ranks is missing", path));
-  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) throw InputError(fmt::format("{}: dataset {} is missing", path, name));
-  return H5Id(from_file(H5Dopen2(file, name, H5P_DEFAULT), path, name));
+  if (!exists(file, name, path)) throw InputError(fmt::format("{}: dataset {} is missing", path, name));
+  return H5Id(from_file(H5Dopen2(file, name, dataset_access()), path, name));
 }
 H5Id open_group(hid_t file, const char* name, const std::string& path) {
-  return H5Id(from_file(H5Gopen2(file, name, H5P_DEFAULT), path, name));
+  return H5Id(from_file(H5Gopen2(file, name, group_access()), path, name));
+}
+
+// Refuses, before anything is allocated for it, a dataset whose data are not all in this file:
+// external storage (H5Dget_storage_size reports the size declared, and reading may block on a FIFO
+// or never end on /dev/zero) or a virtual layout (other files again); a declared size (every
+// element, at the file's element size) that overflows or exceeds the whole file; or fewer bytes
+// stored than declared (chunks never written: a few kilobytes that claim gigabytes of rows). So
+// what the reader holds grows with the file's size, never with what it only claims (a crafted file
+// of 8-bit per-rank columns still costs `trace info` some 60 bytes per byte). Compressed datasets, which
+// Ripple never writes, store fewer bytes than they declare and are refused with them.
+void check_stored(hid_t file, hid_t ds, const char* name, const std::string& path) {
+  H5Id plist(from_file(H5Dget_create_plist(ds), path, name));
+  const int external = H5Pget_external_count(plist.get());
+  const H5D_layout_t layout = H5Pget_layout(plist.get());
+  if (external != 0 || layout == H5D_VIRTUAL || layout < 0)
+    throw InputError(
+        fmt::format("{}: dataset {} keeps its data outside the file (external or virtual storage: refused)", path, name));
+  H5Id space(from_file(H5Dget_space(ds), path, name));
+  H5Id type(from_file(H5Dget_type(ds), path, name));
+  const int ndims = H5Sget_simple_extent_ndims(space.get());
+  hsize_t dims[H5S_MAX_RANK] = {};
+  if (ndims < 0 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0)
+    throw InputError(fmt::format("{}: cannot read the shape of {} (truncated or corrupted file?)", path, name));
+  hsize_t declared = H5Tget_size(type.get()), file_bytes = 0;
+  if (declared == 0 || H5Fget_filesize(file, &file_bytes) < 0)
+    throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
+  bool overflow = false;
+  for (int k = 0; k < ndims; ++k) overflow = overflow || __builtin_mul_overflow(declared, dims[k], &declared);
+  if (overflow || declared > file_bytes)
+    throw InputError(fmt::format("{}: dataset {} claims {} rows, more bytes than the whole file holds ({} bytes; corrupted?)",
+                                 path, name, ndims > 0 ? dims[0] : 1, file_bytes));
+  if (declared > 0 && H5Dget_storage_size(ds) < declared)
+    throw InputError(fmt::format("{}: dataset {} claims {} rows but stores fewer bytes (truncated or corrupted)", path, name,
+                                 ndims > 0 ? dims[0] : 1));
+}
+
+// The members a compound table must have, by name and class (integer, float, string): a member
+// missing from the file would otherwise be read as the memory type's default, silently.
+struct Member {
+  const char* name;
+  H5T_class_t cls;
+};
+void check_members(hid_t ftype, std::span<const Member> members, const char* name, const std::string& path) {
+  if (H5Tget_class(ftype) != H5T_COMPOUND) throw InputError(fmt::format("{}: {} is not a table", path, name));
+  for (const Member& m : members) {
+    const int index = H5Tget_member_index(ftype, m.name);
+    if (index < 0) throw InputError(fmt::format("{}: {} lacks the field '{}'", path, name, m.name));
+    if (H5Tget_member_class(ftype, static_cast<unsigned>(index)) != m.cls)
+      throw InputError(fmt::format("{}: {}'s field '{}' is not {}", path, name, m.name,
+                                   m.cls == H5T_FLOAT     ? "a floating-point number"
+                                   : m.cls == H5T_INTEGER ? "an integer"
+                                                          : "a string"));
+  }
+}
+
+// Only a regular file is given to HDF5 (a FIFO would block its open for ever, a device never
+// end), and a path the system refuses is refused with the system's reason (permission denied, no
+// such file), which HDF5's "not an HDF5 file" would hide. O_NONBLOCK: opening a FIFO returns at once.
+void check_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  struct stat st {};
+  const int rc = ::fstat(fd, &st);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) throw InputError(fmt::format("{}: cannot stat: {}", path, std::strerror(err)));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(fmt::format("{}: not a regular file (a {}): give the trace file itself", path,
+                                 S_ISDIR(st.st_mode)    ? "directory"
+                                 : S_ISFIFO(st.st_mode) ? "FIFO"
+                                 : S_ISSOCK(st.st_mode) ? "socket"
+                                 : S_ISCHR(st.st_mode)  ? "character device"
+                                 : S_ISBLK(st.st_mode)  ? "block device"
+                                                        : "special file"));
 }
 
 // A 1-D dataset's length, after checking it exists and is 1-D.
@@ -49,6 +175,7 @@ std::vector<std::int64_t> read_int64(hid_t file, const char* name, hsize_t expec
   H5Id ds = open_dataset(file, name, path);
   H5Id type(from_file(H5Dget_type(ds.get()), path, name));
   if (H5Tget_class(type.get()) != H5T_INTEGER) throw InputError(fmt::format("{}: dataset {} is not integer", path, name));
+  check_stored(file, ds.get(), name, path);
   std::vector<std::int64_t> v(expected);
   if (expected > 0 && H5Dread(ds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
     throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
@@ -77,6 +204,7 @@ std::vector<T> read_column(hid_t file, const char* name, hid_t mem_type, hsize_t
   H5Id type(from_file(H5Dget_type(ds.get()), path, name));
   const H5T_class_t cls = H5Tget_class(type.get());
   if (cls != H5T_INTEGER && cls != H5T_FLOAT) throw InputError(fmt::format("{}: dataset {} is not numeric", path, name));
+  check_stored(file, ds.get(), name, path);  // n x width elements within the file: the product below cannot wrap
   std::vector<T> v(n * std::max<hsize_t>(width, 1));
   if (!v.empty() && H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
     throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
@@ -116,8 +244,8 @@ std::vector<Row> read_rows(const std::string& path, const char* name, hid_t mtyp
 TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path) {
   namespace sc = trace::schema;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  if (H5Fis_hdf5(path.c_str()) <= 0)
-    throw InputError(fmt::format("{}: not an HDF5 file (missing, truncated or corrupted)", path));
+  check_regular_file(path);
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(fmt::format("{}: not an HDF5 file (truncated or corrupted?)", path));
   H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path));
   if (read_string_attribute(file.get(), "schema", path) != sc::kSchema)
@@ -129,7 +257,12 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   if (!is_json_object(sources_))  // `info --json` passes it on inside its own output
     throw InputError(fmt::format("{}: the attribute {} is not a JSON object (damaged?)", path, sc::kSourcesAttr));
   std::stringstream names(read_string_attribute(file.get(), "call_names", path));
-  for (std::string line; std::getline(names, line);) call_names_.push_back(line);
+  for (std::string line; std::getline(names, line);) {
+    if (line.size() > kMaxCallName)
+      throw InputError(
+          fmt::format("{}: call_names holds a name of {} bytes (at most {}: damaged?)", path, line.size(), kMaxCallName));
+    call_names_.push_back(line);
+  }
 
   const hsize_t ranks = length_of(file.get(), sc::kRankCount, path);
   if (ranks == 0) throw InputError(fmt::format("{}: the trace has no ranks", path));
@@ -149,21 +282,24 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   // Read into our own memory layout by field name: a file with a missing field is rejected.
   H5Id ds = open_dataset(file.get(), sc::kEvents, path);
   H5Id ftype(from_file(H5Dget_type(ds.get()), path, sc::kEvents));
-  if (n > 0 && H5Dget_storage_size(ds.get()) < n * H5Tget_size(ftype.get()))
-    throw InputError(fmt::format("{}: /events claims {} events but stores fewer bytes (truncated or corrupted)", path, n));
-  if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: /events is not a table", path));
-  for (const auto& f : sc::kFields)
-    if (H5Tget_member_index(ftype.get(), f.name) < 0)
-      throw InputError(fmt::format("{}: /events lacks the field '{}'", path, f.name));
+  std::vector<Member> fields;
+  for (const auto& f : sc::kFields) fields.push_back({f.name, f.type == sc::Field::F64 ? H5T_FLOAT : H5T_INTEGER});
+  check_members(ftype.get(), fields, sc::kEvents, path);
+  check_stored(file.get(), ds.get(), sc::kEvents, path);
   event_count_ = static_cast<std::int64_t>(n);
   if (load_tables) events_ = read_events(0, event_count_);
 
-  if (H5Lexists(file.get(), sc::kPlacement, H5P_DEFAULT) > 0) {
+  if (exists(file.get(), sc::kPlacement, path)) {
     if (length_of(file.get(), sc::kPlacement, path) != ranks)
       throw InputError(fmt::format("{}: {} does not have one row per rank", path, sc::kPlacement));
     H5Id pds = open_dataset(file.get(), sc::kPlacement, path);
     H5Id ptype(from_file(H5Dget_type(pds.get()), path, sc::kPlacement));
-    if (H5Tget_class(ptype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: {} is not a table", path, sc::kPlacement));
+    static constexpr Member kPlacementFields[] = {
+        {"host", H5T_STRING},  {"binding", H5T_STRING},      {"node", H5T_INTEGER},
+        {"pu", H5T_INTEGER},   {"core", H5T_INTEGER},        {"package", H5T_INTEGER},
+        {"numa", H5T_INTEGER}, {"node_leader", H5T_INTEGER}, {"socket_leader", H5T_INTEGER}};
+    check_members(ptype.get(), kPlacementFields, sc::kPlacement, path);
+    check_stored(file.get(), pds.get(), sc::kPlacement, path);
     placement_.resize(ranks);
     H5Id mtype2 = trace::placement_h5_type();
     if (H5Dread(pds.get(), mtype2.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, placement_.data()) < 0)
@@ -180,7 +316,7 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   check_samples(file.get(), path, load_tables);
   losses_.resize(ranks);
   const auto per_rank = [&](const char* name, std::int64_t Losses::*field) {
-    if (H5Lexists(file.get(), name, H5P_DEFAULT) <= 0) return;  // older files: unknown
+    if (!exists(file.get(), name, path)) return;  // older files: unknown
     const std::vector<std::int64_t> v = read_int64(file.get(), name, ranks, path);
     check_counts(v, name, path, true);  // recovered files: -1
     for (hsize_t r = 0; r < ranks; ++r) losses_[r].*field = v[r];
@@ -194,7 +330,7 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
 
 void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::uint64_t ranks) {
   const char* name = trace::schema::kRankSources;
-  if (H5Lexists(file, "/ranks", H5P_DEFAULT) <= 0 || H5Lexists(file, name, H5P_DEFAULT) <= 0) return;  // older files
+  if (!exists(file, "/ranks", path) || !exists(file, name, path)) return;  // older files
   if (length_of(file, name, path) != ranks) throw InputError(fmt::format("{}: {} does not have one row per rank", path, name));
   H5Id ds = open_dataset(file, name, path);
   H5Id type(from_file(H5Dget_type(ds.get()), path, name));
@@ -203,8 +339,7 @@ void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::ui
   const std::size_t width = H5Tget_size(type.get());
   if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0 || width == 0 || width > kMaxWidth)
     throw InputError(fmt::format("{}: {} is not a table of fixed-length strings of at most {} bytes", path, name, kMaxWidth));
-  if (H5Dget_storage_size(ds.get()) < ranks * width)
-    throw InputError(fmt::format("{}: {} stores fewer bytes than its rows take (truncated or corrupted)", path, name));
+  check_stored(file, ds.get(), name, path);
   std::string all(ranks * width, '\0');
   H5Id mtype = trace::text_h5_type(width);
   if (H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()) < 0)
@@ -219,7 +354,7 @@ void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::ui
 }
 
 void TraceReader::read_counters(hid_t file, const std::string& path) {
-  if (H5Lexists(file, "/counters", H5P_DEFAULT) <= 0) return;
+  if (!exists(file, "/counters", path)) return;
   H5Id group = open_group(file, "/counters", path);
   counters_.events = lines(read_string_attribute(group.get(), "events", path));
   counters_.status = read_string_attribute(group.get(), "status", path);
@@ -227,7 +362,7 @@ void TraceReader::read_counters(hid_t file, const std::string& path) {
   counters_.time = read_column<double>(file, "/counters/time", H5T_NATIVE_DOUBLE, n, 0, path);
   counters_.iteration = read_column<std::int32_t>(file, "/counters/iteration", H5T_NATIVE_INT32, n, 0, path);
   counters_.rank = read_column<std::int32_t>(file, "/counters/rank", H5T_NATIVE_INT32, n, 0, path);
-  if (!counters_.events.empty() && H5Lexists(file, "/counters/values", H5P_DEFAULT) > 0)  // absent: values_missing says why
+  if (!counters_.events.empty() && exists(file, "/counters/values", path))  // absent: values_missing says why
     counters_.values = read_column<std::int64_t>(file, "/counters/values", H5T_NATIVE_INT64, n, counters_.events.size(), path);
   for (const auto r : counters_.rank)
     if (r < 0 || r >= ranks()) throw InputError(fmt::format("{}: a counter sample names rank {} of {}", path, r, ranks()));
@@ -235,20 +370,19 @@ void TraceReader::read_counters(hid_t file, const std::string& path) {
 
 void TraceReader::check_samples(hid_t file, const std::string& path, bool load) {
   namespace sc = trace::schema;
-  if (H5Lexists(file, "/samples", H5P_DEFAULT) <= 0) return;
+  if (!exists(file, "/samples", path)) return;
   H5Id group = open_group(file, "/samples", path);
   samples_status_ = read_string_attribute(group.get(), "status", path);
   level_names_ = lines(read_string_attribute(group.get(), "level_names", path));
   const hsize_t n = length_of(file, sc::kSamples, path);
   H5Id ds = open_dataset(file, sc::kSamples, path);
   H5Id ftype(from_file(H5Dget_type(ds.get()), path, sc::kSamples));
-  if (H5Tget_class(ftype.get()) != H5T_COMPOUND) throw InputError(fmt::format("{}: {} is not a table", path, sc::kSamples));
-  for (const char* field : {"time", "ip", "addr", "weight", "data_src", "rank", "iteration", "cpu", "tid", "level", "hit"})
-    if (H5Tget_member_index(ftype.get(), field) < 0)
-      throw InputError(fmt::format("{}: {} lacks the field '{}'", path, sc::kSamples, field));
-  if (n > 0 && H5Dget_storage_size(ds.get()) < n * H5Tget_size(ftype.get()))
-    throw InputError(
-        fmt::format("{}: {} claims {} samples but stores fewer bytes (truncated or corrupted)", path, sc::kSamples, n));
+  static constexpr Member kSampleFields[] = {{"time", H5T_FLOAT},        {"ip", H5T_INTEGER},       {"addr", H5T_INTEGER},
+                                             {"weight", H5T_INTEGER},    {"data_src", H5T_INTEGER}, {"rank", H5T_INTEGER},
+                                             {"iteration", H5T_INTEGER}, {"cpu", H5T_INTEGER},      {"tid", H5T_INTEGER},
+                                             {"level", H5T_INTEGER},     {"hit", H5T_INTEGER}};
+  check_members(ftype.get(), kSampleFields, sc::kSamples, path);
+  check_stored(file, ds.get(), sc::kSamples, path);
   sample_count_ = static_cast<std::int64_t>(n);
   if (load) samples_ = read_samples(0, sample_count_);
 }
@@ -266,9 +400,15 @@ std::vector<trace::SampleRecord> TraceReader::read_samples(std::int64_t first, s
 std::vector<trace::Event> TraceReader::read_events(std::int64_t first, std::int64_t count) const {
   H5Id type = trace::event_h5_type();
   std::vector<trace::Event> out = read_rows<trace::Event>(path_, trace::schema::kEvents, type.get(), first, count, event_count_);
-  for (const auto& e : out)
+  for (const auto& e : out) {
     if (e.rank < 0 || e.rank >= ranks())
       throw InputError(fmt::format("{}: an event names rank {} of {}", path_, e.rank, ranks()));
+    // NaN is a time not known (recover and the writer give it to a raw record whose time no
+    // recorder writes: stamp_seconds); no clock gives an infinite one.
+    if (std::isinf(e.t_enter) || std::isinf(e.t_exit))
+      throw InputError(fmt::format("{}: an event of rank {} has an infinite time ({}, {}): corrupted file", path_, e.rank,
+                                   e.t_enter, e.t_exit));
+  }
   return out;
 }
 

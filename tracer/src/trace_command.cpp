@@ -6,12 +6,15 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <new>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -102,23 +105,34 @@ int info(const std::string& path, bool json) {
   std::map<std::string, CallStats> total;
   std::vector<std::set<int>> iterations(static_cast<std::size_t>(t.ranks()));
   double first = 1e300, last = -1e300;
+  std::int64_t untimed = 0;  // events whose time is not known (NaN: see TraceReader::read_events)
+  const auto times_overflow = [&] { return InputError(fmt::format("{}: the events' times overflow (corrupted file?)", path)); };
   constexpr std::int64_t kPiece = 1 << 16;  // 5.8 MB of events at a time
   for (std::int64_t at = 0; at < t.event_count(); at += kPiece)
     for (const auto& e : t.read_events(at, kPiece)) {
       const std::string name = t.call_name(e.call);
+      // Counted, but adding nothing to any time or to the duration (JSON has no NaN).
+      const bool timed = std::isfinite(e.t_enter) && std::isfinite(e.t_exit);
+      untimed += timed ? 0 : 1;
       // A completion record carries the times of the call that completed it: that time is the
       // call's, and summing it again per request would count a Waitall's wait once per request.
-      const double seconds = name == "completion" ? 0.0 : e.t_exit - e.t_enter;
+      const double seconds = name == "completion" || !timed ? 0.0 : e.t_exit - e.t_enter;
+      if (!std::isfinite(seconds)) throw times_overflow();
       for (auto* s : {&per_rank[static_cast<std::size_t>(e.rank)][name], &total[name]}) {
         ++s->count;
         s->seconds += seconds;
+        if (!std::isfinite(s->seconds)) throw times_overflow();
         if (__builtin_add_overflow(s->bytes, e.bytes, &s->bytes))
           throw InputError(fmt::format("{}: the events' byte counts overflow (corrupted file?)", path));
       }
       if (name == "MPI_Pcontrol" && e.iteration >= 0) iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
-      first = std::min(first, e.t_enter);
-      last = std::max(last, e.t_exit);
+      if (timed) {
+        first = std::min(first, e.t_enter);
+        last = std::max(last, e.t_exit);
+      }
     }
+  const double duration = untimed == t.event_count() ? 0.0 : last - first;
+  if (!std::isfinite(duration)) throw times_overflow();
   std::int64_t lost = 0;
   for (const auto l : t.rank_lost()) lost += l;
   std::vector<std::int64_t> samples(static_cast<std::size_t>(t.ranks())), counter_rows(static_cast<std::size_t>(t.ranks()));
@@ -127,10 +141,9 @@ int info(const std::string& path, bool json) {
   for (const auto r : t.counters().rank) ++counter_rows[static_cast<std::size_t>(r)];
   if (json) {
     std::string out = fmt::format(
-        "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"duration\": {}, "
-        "\"sources\": {}, \"per_rank\": [",
-        detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost, t.event_count() == 0 ? 0.0 : last - first,
-        t.sources());
+        "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"events_untimed\": {}, "
+        "\"duration\": {}, \"sources\": {}, \"per_rank\": [",
+        detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost, untimed, duration, t.sources());
     for (int r = 0; r < t.ranks(); ++r) {
       const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
       out += fmt::format(
@@ -154,13 +167,15 @@ int info(const std::string& path, bool json) {
         firstcall = false;
       }
       out += "}}";
+      std::fputs(out.c_str(), stdout);  // rank by rank: the output of 10^6 ranks is never held whole
+      out.clear();
     }
-    out += "]}";
-    std::puts(out.c_str());
+    std::puts("]}");
     return 0;
   }
-  std::printf("%s: %d ranks on %d node(s), %lld events (%lld lost), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
-              static_cast<long long>(t.event_count()), static_cast<long long>(lost), t.event_count() == 0 ? 0.0 : last - first,
+  const std::string no_time = untimed == 0 ? "" : fmt::format(", {} without a known time", untimed);
+  std::printf("%s: %d ranks on %d node(s), %lld events (%lld lost%s), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(),
+              t.nodes(), static_cast<long long>(t.event_count()), static_cast<long long>(lost), no_time.c_str(), duration,
               t.sources().c_str());
   for (const auto& [sources, ranks] : differing_sources(t))
     std::printf("sources of rank%s %s (not as rank 0's): %s\n\n", ranks.size() > 1 ? "s" : "", index_list(ranks).c_str(),
@@ -194,6 +209,18 @@ int info(const std::string& path, bool json) {
                   static_cast<long long>(s.bytes));
   }
   return 0;
+}
+
+// info, where a file's tables exhaust memory (the reader holds no more than the file's size allows,
+// but a crafted file may still ask more than this machine has): bad input, exit code 2.
+int info_of(const std::string& path, bool json) {
+  try {
+    return info(path, json);
+  } catch (const std::bad_alloc&) {
+    throw InputError(fmt::format("{}: not enough memory to summarise it (a damaged file claiming huge tables?)", path));
+  } catch (const std::length_error&) {
+    throw InputError(fmt::format("{}: its tables are too large to hold (a damaged file claiming huge tables?)", path));
+  }
 }
 
 }  // namespace
@@ -239,7 +266,7 @@ int trace_main(int argc, char** argv) {
   }
   bool launching = false;
   try {
-    if (*info_cmd) return info(info_file, json);
+    if (*info_cmd) return info_of(info_file, json);
     if (*recover_cmd) return recover(recover_input, recover_output);
     launching = true;                               // once per rank under the launcher, before MPI: rank 0 speaks for all
     if (!(buffer_mib > 0) || !(flush_seconds > 0))  // NaN too

@@ -1,6 +1,9 @@
 #pragma once
 // Reads a trace written by libripple-trace (schema ripple-trace, docs/trace-format.md), checking the
-// schema, its version, the shapes and the field types before reading anything.
+// schema, its version, the shapes and the field types before reading anything, and that every table
+// it reads is stored whole inside the file (so memory grows with the file's size, never with what
+// it only claims, and nothing outside the file, such as an external link or external storage, is
+// opened).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,13 +16,15 @@ namespace ripple::analysis {
 
 class TraceReader {
 public:
-  // Throws ripple::InputError for a missing, foreign, corrupted or truncated file. With load_tables
+  // Throws ripple::InputError for a missing, unreadable, foreign, corrupted or truncated file, or a
+  // path that is not a regular file (a FIFO would block HDF5's open). With load_tables
   // false, /events and /samples are checked but not read (events() and samples() stay empty):
   // read_events and read_samples then read them piece by piece, so that a large trace needs no more
   // memory than one piece.
   explicit TraceReader(const std::string& path, bool load_tables = true);
   // Events [first, first + count) of /events (every rank's, in rank order; clipped to the table),
-  // checked like the constructor's.
+  // checked like the constructor's. A time may be NaN (not known: a raw record whose time no recorder
+  // writes, see stamp_seconds), never infinite.
   [[nodiscard]] std::vector<trace::Event> read_events(std::int64_t first, std::int64_t count) const;
   // Memory samples [first, first + count) of /samples/records, likewise.
   [[nodiscard]] std::vector<trace::SampleRecord> read_samples(std::int64_t first, std::int64_t count) const;
