@@ -139,27 +139,6 @@ void check_members(hid_t ftype, std::span<const Member> members, const char* nam
   }
 }
 
-// Only a regular file is given to HDF5 (a FIFO would block its open for ever, a device never
-// end), and a path the system refuses is refused with the system's reason (permission denied, no
-// such file), which HDF5's "not an HDF5 file" would hide. O_NONBLOCK: opening a FIFO returns at once.
-void check_regular_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  struct stat st {};
-  const int rc = ::fstat(fd, &st);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) throw InputError(fmt::format("{}: cannot stat: {}", path, std::strerror(err)));
-  if (!S_ISREG(st.st_mode))
-    throw InputError(fmt::format("{}: not a regular file (a {}): give the trace file itself", path,
-                                 S_ISDIR(st.st_mode)    ? "directory"
-                                 : S_ISFIFO(st.st_mode) ? "FIFO"
-                                 : S_ISSOCK(st.st_mode) ? "socket"
-                                 : S_ISCHR(st.st_mode)  ? "character device"
-                                 : S_ISBLK(st.st_mode)  ? "block device"
-                                                        : "special file"));
-}
-
 // A 1-D dataset's length, after checking it exists and is 1-D.
 hsize_t length_of(hid_t file, const char* name, const std::string& path) {
   H5Id ds = open_dataset(file, name, path);
@@ -244,7 +223,7 @@ std::vector<Row> read_rows(const std::string& path, const char* name, hid_t mtyp
 TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path) {
   namespace sc = trace::schema;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  check_regular_file(path);
+  require_regular_file(path);
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(fmt::format("{}: not an HDF5 file (truncated or corrupted?)", path));
   H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path));

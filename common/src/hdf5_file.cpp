@@ -1,6 +1,12 @@
 #include "ripple/common/hdf5_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
@@ -138,6 +144,25 @@ Id attribute_call(Id id, const std::string& path, const char* name) {
 }
 }  // namespace
 
+// O_NONBLOCK: opening a FIFO returns at once.
+void require_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  struct stat st {};
+  const int rc = ::fstat(fd, &st);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) throw InputError(fmt::format("{}: cannot stat: {}", path, std::strerror(err)));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(fmt::format("{}: not a regular file (a {}): give the file itself", path,
+                                 S_ISDIR(st.st_mode)    ? "directory"
+                                 : S_ISFIFO(st.st_mode) ? "FIFO"
+                                 : S_ISSOCK(st.st_mode) ? "socket"
+                                 : S_ISCHR(st.st_mode)  ? "character device"
+                                 : S_ISBLK(st.st_mode)  ? "block device"
+                                                        : "special file"));
+}
+
 std::string read_string_attribute(hid_t obj, const char* name, const std::string& path) {
   if (H5Aexists(obj, name) <= 0)
     throw InputError(fmt::format("{}: attribute '{}' is missing: not a Ripple file of this kind", path, name));
@@ -153,6 +178,9 @@ std::string read_string_attribute(hid_t obj, const char* name, const std::string
     H5free_memory(text);
     return value;
   }
+  // The declared size, allocated below, must be what the file stores (a damaged type could claim gigabytes).
+  if (H5Tget_size(type.get()) > H5Aget_storage_size(attr.get()))
+    throw InputError(fmt::format("{}: attribute '{}' claims more bytes than it stores (corrupted?)", path, name));
   std::string value(H5Tget_size(type.get()), '\0');
   attribute_call(H5Aread(attr.get(), type.get(), value.data()), path, name);
   while (!value.empty() && value.back() == '\0') value.pop_back();

@@ -30,7 +30,8 @@ H5Id open_checked(hid_t file, const char* name, const std::vector<hsize_t>& shap
 SimReader::SimReader(const std::string& path) : path_(path) {
   namespace s = sim_schema;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(fmt::format("{}: not an HDF5 file (or missing)", path));
+  require_regular_file(path);
+  if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(fmt::format("{}: not an HDF5 file (truncated or corrupted?)", path));
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file_ < 0) throw InputError(fmt::format("{}: cannot open", path));
   try {

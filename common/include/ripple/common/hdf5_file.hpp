@@ -76,6 +76,10 @@ void write_attribute(hid_t obj, const std::string& name, double value);
 
 // Attributes of files Ripple did not necessarily write: an InputError naming `path` when the
 // attribute is missing or of another type. Strings may be fixed- or variable-length.
+// Refuses (InputError) a path that is not a regular file, before HDF5 opens it: a FIFO would block
+// the open for ever, a device never end; the system's reason (permission denied, no such file) is
+// given rather than HDF5's "not an HDF5 file".
+void require_regular_file(const std::string& path);
 std::string read_string_attribute(hid_t obj, const char* name, const std::string& path);
 std::int64_t read_int_attribute(hid_t obj, const char* name, const std::string& path);
 
