@@ -45,7 +45,8 @@ void forget_window(MPI_Win win);
 // MPI-IO files: the communicator a file was opened on becomes the communicator of its calls.
 void register_file(MPI_File file, MPI_Comm comm);
 void forget_file(MPI_File file);
-// Before MPI_Type_free: sizes cached per thread are dropped (the handle may come back as a new type).
+// Before and after MPI_Type_free: sizes cached per thread are dropped (the handle may come back as a
+// new type; after it too, since another thread may have cached the size while the type was being freed).
 void forget_datatype();
 
 namespace detail {

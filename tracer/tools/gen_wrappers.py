@@ -101,6 +101,8 @@ def wrapper(f):
         body.append(f"  const int rc = {call};")
         if kind == "file_free":  # recording or not; a close that failed leaves the file open
             body.append("  if (rc == MPI_SUCCESS) ripple::trace::forget_file(ripple_file);")
+        if kind == "type_free":  # again: another thread may have cached the type's size meanwhile
+            body.append("  ripple::trace::forget_datatype();")
         rec = []
         # At an intercommunicator root (MPI_ROOT) or a non-root of its group (MPI_PROC_NULL) the
         # send buffer and type are not significant: they may be anything, so they are not read.
