@@ -254,7 +254,7 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
     if (count_[r] < 0 || offset_[r] != expect || __builtin_add_overflow(expect, count_[r], &expect))
       throw InputError(fmt::format("{}: /ranks/offset and /ranks/count disagree", path));
   }
-  check_counts(lost_, sc::kRankLost, path, false);
+  check_counts(lost_, sc::kRankLost, path, true);  // recovered files: -1 where a rank's losses are unknown
   if (static_cast<hsize_t>(expect) != n)
     throw InputError(fmt::format("{}: /events holds {} events, /ranks/count says {}", path, n, expect));
 

@@ -1,14 +1,19 @@
 // The event spool against its truth, the events handed to it: whatever the appends' sizes, around
 // the ring's wrap, the file must hold exactly those events in order, in whole blocks after the
 // header blocks; a failed write must cut the file back to whole blocks and count the rest as lost,
-// and later appends must go on after them, numbered so that a reader counts the gap.
+// and later appends must go on after them, numbered so that a reader counts the gap. The header
+// must say how many events the stream had, so that losses at its end (where no later block's
+// number shows them) are known; a write across the file-size limit must fail without SIGXFSZ.
 #include "event_spool.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -60,10 +65,12 @@ off_t file_size(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
 }
 
-// While it lives, files may not grow beyond `bytes` (writes beyond fail with EFBIG, not SIGXFSZ).
+// While it lives, files may not grow beyond `bytes` (writes beyond fail with EFBIG; SIGXFSZ is
+// ignored unless `keep_signal`).
 class FileSizeLimit {
 public:
-  explicit FileSizeLimit(rlim_t bytes) : handler_(std::signal(SIGXFSZ, SIG_IGN)) {
+  explicit FileSizeLimit(rlim_t bytes, bool keep_signal = false)
+      : handler_(keep_signal ? nullptr : std::signal(SIGXFSZ, SIG_IGN)), keep_signal_(keep_signal) {
     ::getrlimit(RLIMIT_FSIZE, &old_);
     rlimit small = old_;
     small.rlim_cur = bytes;
@@ -73,15 +80,46 @@ public:
   FileSizeLimit& operator=(const FileSizeLimit&) = delete;
   ~FileSizeLimit() {
     ::setrlimit(RLIMIT_FSIZE, &old_);
-    std::signal(SIGXFSZ, handler_);
+    if (!keep_signal_) std::signal(SIGXFSZ, handler_);
+    read_file_size_limit();  // the spool's writes see the limit as it is again
   }
   [[nodiscard]] bool ok() const { return ok_; }
 
 private:
   void (*handler_)(int);
+  bool keep_signal_;
   rlimit old_{};
   bool ok_ = false;
 };
+
+// While it lives, SIGXFSZ is counted instead of ending the test (a write beyond the limit then
+// fails with EFBIG after the signal).
+std::atomic<int> g_sigxfsz{0};
+class SigxfszCounter {
+public:
+  SigxfszCounter() {
+    struct sigaction count {};
+    count.sa_handler = [](int) { g_sigxfsz.fetch_add(1); };
+    sigemptyset(&count.sa_mask);
+    ::sigaction(SIGXFSZ, &count, &old_);
+    g_sigxfsz = 0;
+  }
+  SigxfszCounter(const SigxfszCounter&) = delete;
+  SigxfszCounter& operator=(const SigxfszCounter&) = delete;
+  ~SigxfszCounter() { ::sigaction(SIGXFSZ, &old_, nullptr); }
+  [[nodiscard]] int raised() const { return g_sigxfsz.load(); }
+
+private:
+  struct sigaction old_ {};
+};
+
+// The stream's count the file's header blocks keep, as `recover` reads it.
+std::int64_t count_on_disk(const std::string& path) {
+  SpoolHeader header;
+  std::ifstream in(path, std::ios::binary);
+  in.read(reinterpret_cast<char*>(&header), sizeof header);
+  return read_stream_count(path, header, header.data_offset);
+}
 
 // Records events [from, to) into the ring, as the recorder's producers do.
 void produce(EventRing& ring, std::uint64_t from, std::uint64_t to) {
@@ -173,6 +211,135 @@ TEST(EventSpool, AFailedWriteCutsBackToWholeBlocksCountsTheRestAndLaterAppendsFo
       ASSERT_EQ(events[static_cast<std::size_t>(k)].request, expected) << "room " << room << " at " << k;
     }
   }
+  ::unlink(path.c_str());
+}
+
+TEST(EventSpool, ItsHeaderKeepsTheStreamsCountSoThatEventsLostAtItsEndAreKnown) {
+  const std::string path = temp_path("spool-count");
+  constexpr auto kBlock = static_cast<off_t>(EventSpool::kBlock);
+  EventRing ring;
+  ring.allocate(1 << 18);
+  EventSpool spool;
+  ASSERT_TRUE(spool.open(path));
+  ASSERT_TRUE(spool.write_header(SpoolHeader{}, ripple::trace::call_names_text()));
+  EXPECT_EQ(count_on_disk(path), 0) << "written with the header";
+  produce(ring, 0, 100);
+  ASSERT_EQ(spool.append(ring.data(), ring.size(), 100), 100u);
+  std::uint64_t head = 100;
+  {
+    // A disk that stays full (here: the file-size limit): every later append fails, and no block
+    // after them numbers the gap. The count is on disk after each failure, before any close (a
+    // run killed now leaves it so).
+    const FileSizeLimit limit(static_cast<rlim_t>(EventSpool::kDataOffset + kBlock));
+    ASSERT_TRUE(limit.ok());
+    for (const std::uint64_t n : {150000, 7, 30000}) {
+      produce(ring, head, head + n);
+      head += n;
+      EXPECT_EQ(spool.append(ring.data(), ring.size(), head), head);
+      EXPECT_EQ(count_on_disk(path), static_cast<std::int64_t>(head)) << "after the failed append up to " << head;
+    }
+  }
+  EXPECT_TRUE(spool.failed());
+  EXPECT_EQ(spool.numbered(), static_cast<std::int64_t>(head));
+  SpoolHeader back;
+  std::int64_t gaps = 0;
+  std::vector<Event> events = read_back(path, back, &gaps);
+  EXPECT_EQ(static_cast<std::int64_t>(events.size()), spool.written());
+  EXPECT_LT(gaps, spool.lost()) << "the blocks' numbers alone do not show the losses at the end";
+  EXPECT_EQ(stream_lost(count_on_disk(path), static_cast<std::int64_t>(events.size()), gaps), spool.lost());
+  // Room again: later blocks follow, the count on disk stays behind them, and the gap they show is
+  // the loss; closed, the count is the stream's.
+  const std::int64_t lost = spool.lost();
+  produce(ring, head, head + 5000);
+  head += 5000;
+  EXPECT_EQ(spool.append(ring.data(), ring.size(), head), head);
+  events = read_back(path, back, &gaps);
+  EXPECT_LT(count_on_disk(path), static_cast<std::int64_t>(head));
+  EXPECT_EQ(stream_lost(count_on_disk(path), static_cast<std::int64_t>(events.size()), gaps), lost);
+  spool.close();
+  EXPECT_EQ(count_on_disk(path), static_cast<std::int64_t>(head));
+  EXPECT_EQ(stream_lost(count_on_disk(path), static_cast<std::int64_t>(events.size()), gaps), lost);
+  EXPECT_EQ(back.names_bytes, static_cast<std::int32_t>(ripple::trace::call_names_text().size())) << "the names still fit";
+  ::unlink(path.c_str());
+}
+
+TEST(EventSpool, AStreamsCountIsUnknownWhereTheSpoolKeepsNone) {
+  const std::string path = temp_path("spool-nocount");
+  EventSpool spool;
+  ASSERT_TRUE(spool.open(path));
+  ASSERT_TRUE(spool.write_header(SpoolHeader{}, "MPI_Init"));
+  spool.close();
+  ASSERT_GE(count_on_disk(path), 0);
+  SpoolHeader header;
+  {
+    std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+    f.read(reinterpret_cast<char*>(&header), sizeof header);
+    EXPECT_EQ(header.stream_count, 1);
+  }
+  // An older build's spool (no count kept), a damaged count, a spool cut inside its header blocks.
+  SpoolHeader older = header;
+  older.stream_count = 0;
+  EXPECT_EQ(read_stream_count(path, older, header.data_offset), -1);
+  {
+    std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(EventSpool::kDataOffset - 16);
+    f.put('x');
+  }
+  EXPECT_EQ(read_stream_count(path, header, header.data_offset), -1);
+  ASSERT_EQ(::truncate(path.c_str(), 1000), 0);
+  EXPECT_EQ(read_stream_count(path, header, header.data_offset), -1);
+  EXPECT_EQ(stream_lost(-1, 10, 3), -1) << "unknown, not the gaps alone";
+  ::unlink(path.c_str());
+}
+
+TEST(EventSpool, AWriteAcrossTheFileSizeLimitFailsAndCountsAsLostWithoutSIGXFSZ) {
+  const std::string path = temp_path("spool-fsize");
+  constexpr auto kBlock = static_cast<off_t>(EventSpool::kBlock);
+  const off_t cap = EventSpool::kDataOffset + 10 * kBlock + 100;
+  const SigxfszCounter signals;
+  {
+    const FileSizeLimit limit(static_cast<rlim_t>(cap), true);
+    ASSERT_TRUE(limit.ok());
+    EventRing ring;
+    ring.allocate(1 << 18);
+    EventSpool spool;
+    ASSERT_TRUE(spool.open(path));  // takes the limit
+    ASSERT_TRUE(spool.write_header(SpoolHeader{}, ""));
+    // Appends of about 5 blocks each: the first ones fit, then every one would cross the limit.
+    std::uint64_t head = 0;
+    for (int k = 0; k < 20; ++k) {
+      produce(ring, head, head + 3000);
+      head += 3000;
+      EXPECT_EQ(spool.append(ring.data(), ring.size(), head), head);
+    }
+    EXPECT_TRUE(spool.failed());
+    EXPECT_GT(spool.written(), 0);
+    EXPECT_GT(spool.lost(), 0);
+    EXPECT_EQ(spool.numbered(), static_cast<std::int64_t>(head));
+    const off_t size = file_size(path);
+    EXPECT_LE(size, cap);
+    EXPECT_EQ((size - EventSpool::kDataOffset) % kBlock, 0);
+    EXPECT_EQ(count_on_disk(path), static_cast<std::int64_t>(head));
+    spool.close();
+    // The side spools' writes (write_all at the file's end, at an offset, appending) alike.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::lseek(fd, 0, SEEK_END), size);
+    const std::vector<char> bytes(static_cast<std::size_t>(cap - size) + 1, 'r');
+    EXPECT_TRUE(write_all(fd, bytes.data(), bytes.size() - 1)) << "up to the limit";
+    errno = 0;
+    EXPECT_FALSE(write_all(fd, bytes.data(), 1));
+    EXPECT_EQ(errno, EFBIG);
+    EXPECT_FALSE(write_all(fd, bytes.data(), 2, cap - 1));
+    EXPECT_TRUE(write_all(fd, bytes.data(), 1, cap - 1)) << "within the limit";
+    ::close(fd);
+    const int appending = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    ASSERT_GE(appending, 0);
+    EXPECT_FALSE(write_all(appending, bytes.data(), 1));
+    ::close(appending);
+    EXPECT_EQ(file_size(path), cap) << "a refused write writes nothing";
+  }
+  EXPECT_EQ(signals.raised(), 0) << "a write was made across the limit";
   ::unlink(path.c_str());
 }
 

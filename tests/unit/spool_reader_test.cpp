@@ -171,6 +171,34 @@ TEST(EventBlockReader, ReadsEveryEventInOrderInRoundsOfAnySize) {
   EXPECT_FALSE(in.open(path, 8192, kBlockFormat));
 }
 
+TEST(EventBlockReader, ACountingReadingGivesTheEventsAndLossesOfAReading) {
+  // MPI_Finalize counts the spool's events before it places them in the file, then reads them: both
+  // readings must agree, whatever the spool's damage.
+  const std::string path = temp_path("blocks_count");
+  const std::vector<Event> events = numbered_events(5000);
+  for (int damage = 0; damage < 4; ++damage) {
+    auto blocks = blocks_of(events);
+    if (damage == 1) blocks[1][100] ^= 0x10;  // a damaged payload
+    if (damage == 2) std::fill(blocks[2].begin(), blocks[2].end(), 0);
+    if (damage == 3) blocks.back()[300] ^= 1;  // the last block
+    write_blocks(path, blocks, damage == 3 ? 1000 : 0);
+    EventBlockReader reading, counting, partly;
+    ASSERT_TRUE(reading.open(path, 8192, kBlockFormat));
+    ASSERT_TRUE(counting.open(path, 8192, kBlockFormat));
+    ASSERT_TRUE(partly.open(path, 8192, kBlockFormat));
+    const auto read = static_cast<std::int64_t>(read_events(reading, events).size());
+    EXPECT_EQ(counting.count_rest(), read) << "damage " << damage;
+    EXPECT_EQ(counting.lost(), reading.lost());
+    EXPECT_EQ(counting.damaged_blocks(), reading.damaged_blocks());
+    std::vector<Event> some(700);
+    const auto first = static_cast<std::int64_t>(partly.read(some.data(), some.size()));
+    EXPECT_EQ(first + partly.count_rest(), read) << "the rest after a read";
+    EXPECT_EQ(counting.count_rest(), 0) << "at the end";
+    EXPECT_EQ(read + reading.lost(), 5000) << "every event read or counted lost";
+  }
+  ::unlink(path.c_str());
+}
+
 TEST(EventBlockReader, ABlockThatNeverReachedTheDiskOrIsDamagedCostsExactlyItsEvents) {
   const std::string path = temp_path("blocks_hole");
   const std::vector<Event> events = numbered_events(5000);

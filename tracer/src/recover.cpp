@@ -60,6 +60,7 @@ struct RankSpool {
   std::string call_names;        // of the build that wrote it (version 4); empty: not kept
   bool names_cut = false;        // the file ends inside them: its header block was never whole, it has no events
   std::optional<TickMap> ticks;  // version 3 on: raw ticks to seconds, read with the first event
+  std::int64_t numbered = -1;    // the stream's count its header blocks keep (SpoolStreamCount); -1: none
   // From the counting read:
   std::int64_t events = 0;
   std::int64_t lost = 0;                               // records cut off at the end, unreadable or never written (/ranks/lost)
@@ -135,6 +136,7 @@ RankSpool read_spool(const fs::path& path) {
   in.close();
   s.path = path;
   s.data = data;
+  s.numbered = detail::read_stream_count(path.string(), s.header, data);
   return s;
 }
 
@@ -604,12 +606,23 @@ int recover(const std::string& input, const std::string& output) {
     });
     total += s.events;
     count[static_cast<std::size_t>(r)] = s.events;
-    lost[static_cast<std::size_t>(r)] = s.lost;
+    // The blocks' gaps, and with the stream's count what failed writes lost at its end too.
+    const std::int64_t rank_lost = detail::stream_lost(s.numbered, s.events, s.lost);
+    lost[static_cast<std::size_t>(r)] = rank_lost;
     if (s.damaged_blocks > 0)
       std::fprintf(stderr,
                    "ripple trace recover: rank %d: %lld of its event blocks skipped (never written, damaged or repeated), %lld "
                    "events lost\n",
                    r, static_cast<long long>(s.damaged_blocks), static_cast<long long>(s.lost));
+    if (rank_lost > s.lost)
+      std::fprintf(stderr,
+                   "ripple trace recover: rank %d: its spool counts %lld events, %lld of them not in it (failed writes)\n", r,
+                   static_cast<long long>(s.numbered), static_cast<long long>(rank_lost));
+    else if (rank_lost < 0)
+      std::fprintf(stderr,
+                   "ripple trace recover: rank %d's spool does not say how many events its writes lost (an older build's, or "
+                   "its header blocks are cut short): its /ranks/lost is -1 (unknown)\n",
+                   r);
     if (s.events > 0) last_wall[static_cast<std::size_t>(r)] = s.header.wall_start + s.last_t_exit;
   }
 
@@ -656,10 +669,12 @@ int recover(const std::string& input, const std::string& output) {
   write_attribute(file.get(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
   write_attribute(file.get(), "events", total);
   write_attribute(file.get(), "lost_events", static_cast<std::int64_t>(-1));
-  write_attribute(file.get(), "recovered",
-                  std::string("rebuilt by ripple trace recover from the spools of a run that did not reach MPI_Finalize: "
-                              "each rank's events up to its last spool flush; what it recorded after that is lost, how much "
-                              "is unknown (lost_events = -1; /ranks/lost counts cut-off and unreadable records)"));
+  write_attribute(
+      file.get(), "recovered",
+      std::string("rebuilt by ripple trace recover from the spools of a run that did not reach MPI_Finalize: "
+                  "each rank's events up to its last spool flush; what it recorded after that is lost, how much "
+                  "is unknown (lost_events = -1; /ranks/lost counts what reached the spool but is not in the file: failed "
+                  "writes, cut-off and unreadable records; -1 where the spool does not say)"));
   write_attribute(file.get(), sc::kClockSourceAttr,
                   std::string("unknown (recovered: the spool does not say whether TSC or CLOCK_MONOTONIC stamped the "
                               "events; both are on CLOCK_MONOTONIC's scale)"));

@@ -2,8 +2,12 @@
 // The per-rank spool files in <output>.spool/ (docs/trace-format.md): what a killed run leaves on
 // disk for `ripple trace recover`. Written by the recorder; read back by MPI_Finalize, which writes
 // the trace file from them, and by recover (spool_reader.hpp).
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -16,9 +20,49 @@
 
 namespace ripple::trace::detail {
 
+// The file-size limit (ulimit -f) in bytes; kNoFileSizeLimit where there is none. A write across it
+// does not simply fail: the kernel ends the process with SIGXFSZ, sent to the writing thread, which
+// is the flusher or an application thread that found the ring full. So the spools never make one
+// (write_all). Read once, and again by read_file_size_limit() (EventSpool::open, at MPI_Init), so
+// that the common case, no limit, costs no system call per write.
+inline constexpr std::uint64_t kNoFileSizeLimit = ~std::uint64_t{0};
+inline constexpr std::uint64_t kFileSizeLimitUnread = kNoFileSizeLimit - 1;
+inline std::atomic<std::uint64_t> g_file_size_limit{kFileSizeLimitUnread};
+inline std::uint64_t read_file_size_limit() {
+  rlimit r{};
+  const std::uint64_t limit = ::getrlimit(RLIMIT_FSIZE, &r) == 0 && r.rlim_cur != RLIM_INFINITY
+                                  ? static_cast<std::uint64_t>(r.rlim_cur)
+                                  : kNoFileSizeLimit;
+  g_file_size_limit.store(limit, std::memory_order_relaxed);
+  return limit;
+}
+inline std::uint64_t file_size_limit() {
+  const std::uint64_t limit = g_file_size_limit.load(std::memory_order_relaxed);
+  return limit == kFileSizeLimitUnread ? read_file_size_limit() : limit;
+}
+
+// Whether `bytes` written to fd at `offset` (negative: where fd's own writes go) end within the
+// file-size limit. If not, errno is EFBIG, as for the kernel's refusal, but without its signal.
+inline bool within_file_size_limit(int fd, std::size_t bytes, off_t offset) {
+  if (file_size_limit() == kNoFileSizeLimit) return true;
+  off_t at = offset;
+  if (at < 0) {
+    struct stat st {};
+    const int flags = ::fcntl(fd, F_GETFL);
+    at = flags >= 0 && (flags & O_APPEND) != 0 ? (::fstat(fd, &st) == 0 ? st.st_size : -1) : ::lseek(fd, 0, SEEK_CUR);
+    if (at < 0) return true;  // not a file (a pipe): no size to exceed
+  }
+  const std::uint64_t end = static_cast<std::uint64_t>(at) + bytes;
+  if (end <= file_size_limit() || end <= read_file_size_limit()) return true;  // read again: it may have been raised
+  errno = EFBIG;
+  return false;
+}
+
 // Writes all `bytes` to fd at its end (or at `offset`, if not negative), across short writes and
-// signals. False if they did not all get there (the file then holds as many as did).
+// signals. False if they did not all get there (the file then holds as many as did), or, with
+// nothing written, if they would cross the file-size limit (errno EFBIG).
 inline bool write_all(int fd, const void* data, std::size_t bytes, off_t offset = -1) {
+  if (!within_file_size_limit(fd, bytes, offset)) return false;
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
     const ssize_t w = offset < 0 ? ::write(fd, p, bytes) : ::pwrite(fd, p, bytes, offset);
@@ -35,7 +79,8 @@ inline bool write_all(int fd, const void* data, std::size_t bytes, off_t offset 
 // and the call names, so that events can be written with O_DIRECT: event_spool.hpp) come, in
 // versions 5 and 6, 4 KiB blocks of encoded events (event_blocks.hpp: the version is the blocks'
 // format), before them raw Events. The header holds what `recover` needs to put the events on
-// rank 0's clock without MPI_Finalize's second synchronisation.
+// rank 0's clock without MPI_Finalize's second synchronisation; where stream_count is 1, the
+// header blocks end with a SpoolStreamCount.
 struct SpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
   // 6, 5: event blocks of that format (this build writes kBlockFormat); 1, 2: event times in
@@ -58,8 +103,22 @@ struct SpoolHeader {
   // that `recover` reads each event's `call` with the list of the build that recorded it (the list
   // grows between versions, and a new entry renumbers the calls after it). 0: not kept.
   std::int32_t names_bytes = 0;
-  std::int32_t unused = 0;
+  // 1: a SpoolStreamCount lies at data_offset - sizeof(SpoolStreamCount); 0 (older builds): none,
+  // so what failed writes lost after the last block that reached the disk cannot be known.
+  std::int32_t stream_count = 0;
 };
+
+// How many events the rank's stream had handed to its spool (those in the file and those lost to
+// failed writes) when this was last written: at MPI_Init (0), after every failed append until it
+// is written, and at MPI_Finalize. The blocks' numbers show the events lost before a block that
+// reached the disk, not those lost at the end of the stream (a disk that stays full); with this
+// count `recover` knows both. It lies in the header blocks, which were written whole at MPI_Init:
+// overwriting it needs no new block, even on a full disk.
+struct SpoolStreamCount {
+  char magic[8] = {'R', 'P', 'L', 'C', 'O', 'U', 'N', 'T'};
+  std::int64_t numbered = 0;
+};
+static_assert(sizeof(SpoolStreamCount) == 16);
 
 // Header of a per-rank clock spool, rank-NNNNNN.clock: the pieces of the tick-to-seconds map
 // (TickSegment: uint64 tick, double seconds, double rate), appended at each flush.

@@ -108,6 +108,32 @@ bool EventBlockReader::next_block() {
   return false;
 }
 
+std::int64_t EventBlockReader::count_rest() {
+  auto n = static_cast<std::int64_t>(ready_ - taken_);
+  taken_ = ready_;
+  while (next_block()) {
+    n += static_cast<std::int64_t>(ready_);
+    taken_ = ready_;
+  }
+  return n;
+}
+
+std::int64_t read_stream_count(const std::string& path, const SpoolHeader& header, std::int64_t data_offset) {
+  SpoolStreamCount count;
+  const auto at = data_offset - static_cast<std::int64_t>(sizeof count);
+  // Where the header or its names would overlap it, it is not one.
+  if (header.stream_count != 1 || header.names_bytes < 0 || at < static_cast<std::int64_t>(sizeof header) + header.names_bytes)
+    return -1;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const bool whole = ::pread(fd, &count, sizeof count, at) == static_cast<ssize_t>(sizeof count);
+  ::close(fd);
+  constexpr std::int64_t kMax = std::int64_t{1} << 62;
+  const bool valid = whole && std::memcmp(count.magic, SpoolStreamCount{}.magic, sizeof count.magic) == 0 &&
+                     count.numbered >= 0 && count.numbered <= kMax;
+  return valid ? count.numbered : -1;
+}
+
 std::size_t EventBlockReader::read(Event* out, std::size_t max) {
   std::size_t got = 0;
   while (got < max) {

@@ -3,6 +3,7 @@
 // spools, in rounds, so that a rank's memory stays bounded however long it ran, and `recover` reads
 // the spools a dead run left. Whole records only: a record cut off at the end of the file (the run
 // died, or the disk filled, mid-write) is noted and never returned.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "event_blocks.hpp"
+#include "spool_format.hpp"
 
 namespace ripple::trace::detail {
 
@@ -58,6 +60,9 @@ public:
   bool open(const std::string& path, std::int64_t data_offset, int format);
   // Up to `max` events into `out`; fewer only at the file's end, or where a read failed.
   std::size_t read(Event* out, std::size_t max);
+  // The events read() would still give, passed over (decoded and checked alike): a counting
+  // reading, after which lost() is known.
+  std::int64_t count_rest();
   void close();
 
   // Known once read() has reached the end: events missing (skipped blocks, a block cut off at the
@@ -80,6 +85,19 @@ private:
   std::optional<EventBlockDecoder> decoder_;
   unsigned char block_[kEventBlock];
 };
+
+// The stream's count an event spool keeps (SpoolStreamCount, at data_offset - its size, where the
+// header says it has one): -1 where it has none (older builds), the file ends before it, or it is
+// not one (its magic, or a count beyond 2^62).
+std::int64_t read_stream_count(const std::string& path, const SpoolHeader& header, std::int64_t data_offset);
+
+// The events of a rank's stream that are not among the `read` ones a reading gave: of `numbered`
+// (the stream's count; -1: unknown), at least the `gaps` the reading counted (EventBlockReader::
+// lost(); a count written before later blocks is behind them). -1 where the count is unknown: a
+// failed write at the stream's end leaves no trace in the blocks.
+inline std::int64_t stream_lost(std::int64_t numbered, std::int64_t read, std::int64_t gaps) {
+  return numbered < 0 ? -1 : std::max(gaps, numbered - read);
+}
 
 // Every whole record of a spool from data_offset on (recover: a dead run's spools are read whole).
 template <class Record>

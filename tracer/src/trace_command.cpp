@@ -133,8 +133,16 @@ int info(const std::string& path, bool json) {
     }
   const double duration = untimed == t.event_count() ? 0.0 : last - first;
   if (!std::isfinite(duration)) throw times_overflow();
+  // A recovered rank's losses may be unknown (-1): the total is then unknown too (-1 in JSON), and
+  // the text gives the known part.
   std::int64_t lost = 0;
-  for (const auto l : t.rank_lost()) lost += l;
+  bool lost_unknown = false;
+  for (const auto l : t.rank_lost()) {
+    if (l < 0)
+      lost_unknown = true;
+    else
+      lost += l;
+  }
   std::vector<std::int64_t> samples(static_cast<std::size_t>(t.ranks())), counter_rows(static_cast<std::size_t>(t.ranks()));
   for (std::int64_t at = 0; at < t.sample_count(); at += kPiece)
     for (const auto& x : t.read_samples(at, kPiece)) ++samples[static_cast<std::size_t>(x.rank)];
@@ -143,7 +151,8 @@ int info(const std::string& path, bool json) {
     std::string out = fmt::format(
         "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"events_untimed\": {}, "
         "\"duration\": {}, \"sources\": {}, \"per_rank\": [",
-        detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost, untimed, duration, t.sources());
+        detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost_unknown ? -1 : lost, untimed, duration,
+        t.sources());
     for (int r = 0; r < t.ranks(); ++r) {
       const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
       out += fmt::format(
@@ -174,9 +183,10 @@ int info(const std::string& path, bool json) {
     return 0;
   }
   const std::string no_time = untimed == 0 ? "" : fmt::format(", {} without a known time", untimed);
-  std::printf("%s: %d ranks on %d node(s), %lld events (%lld lost%s), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(),
-              t.nodes(), static_cast<long long>(t.event_count()), static_cast<long long>(lost), no_time.c_str(), duration,
-              t.sources().c_str());
+  const std::string lost_text =
+      lost_unknown ? fmt::format("{} lost, and an unknown number on some ranks", lost) : fmt::format("{} lost", lost);
+  std::printf("%s: %d ranks on %d node(s), %lld events (%s%s), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
+              static_cast<long long>(t.event_count()), lost_text.c_str(), no_time.c_str(), duration, t.sources().c_str());
   for (const auto& [sources, ranks] : differing_sources(t))
     std::printf("sources of rank%s %s (not as rank 0's): %s\n\n", ranks.size() > 1 ? "s" : "", index_list(ranks).c_str(),
                 sources.c_str());

@@ -369,11 +369,27 @@ bool write(State& s) {
   // Everything this rank recorded: the spool, then what is still buffered.
   // (flush_all has emptied the ring: its events are in the spool or counted as lost.)
   const std::uint64_t ring_tail = s.tail.load(), ring_head = s.head.load();
-  const std::int64_t spooled = s.spool.written();
+  // The spool's events that can be read back, counted by a first reading before the rows are
+  // placed: a disk may have lost or damaged blocks it took, and the table must hold only real
+  // events (rows left for them became events of MPI_Init on rank 0). What did not make it, to a
+  // failed write or on the disk, is lost. (Agreed on, as the steps after it: a rank that failed here
+  // must not leave the others waiting in the next collective.)
+  std::int64_t spooled = 0, lost = 0;
+  agreed([&] {
+    detail::EventBlockReader counting;
+    if (counting.open(s.spool_path, detail::EventSpool::kDataOffset, detail::kBlockFormat))  // this build wrote it
+      spooled = counting.count_rest();
+    lost = detail::stream_lost(s.spool.numbered(), spooled, counting.lost());
+    if (spooled < s.spool.written())  // the disk lost what it had taken: said, not hidden
+      std::fprintf(stderr,
+                   "ripple trace: rank %d: %lld spooled events could not be read back (%lld spool blocks damaged); they "
+                   "are counted as lost\n",
+                   s.rank, static_cast<long long>(s.spool.written() - spooled),
+                   static_cast<long long>(counting.damaged_blocks()));
+  });
   const std::int64_t total = spooled + static_cast<std::int64_t>(ring_head - ring_tail);
   const auto [offset, all] = rank_slice(total, s.rank);
   std::int64_t lost_all = 0;
-  const std::int64_t lost = s.spool.lost();
   PMPI_Allreduce(&lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
   // What the file will hold: events, memory samples, counter rows, topology, sources (metadata: in the margin).
@@ -442,29 +458,26 @@ bool write(State& s) {
   H5Id type = agreed_type(event_h5_type);
   H5Id ds = create_table(file, sc::kEvents, type.get(), all);
   detail::EventBlockReader in;
-  in.open(s.spool_path, detail::EventSpool::kDataOffset, detail::kBlockFormat);  // this build wrote it
-  std::int64_t unreadable = 0;
+  in.open(s.spool_path, detail::EventSpool::kDataOffset, detail::kBlockFormat);
   in_rounds(total, kRound, [&](std::int64_t done, std::size_t rows) {
     const auto n = static_cast<std::int64_t>(rows);
     chunk.resize(rows);
-    // The spooled part in one read, then what is still in the buffer.
+    // The spooled part in one read, then what is still in the buffer. The second reading gives what
+    // the first counted, unless the file changed meanwhile (or a read failed): then the rows cannot
+    // be filled, and the file is given up on every rank, its spools kept.
     const std::int64_t from_spool = std::clamp<std::int64_t>(spooled - done, 0, n);
-    for (auto k = static_cast<std::int64_t>(in.read(chunk.data(), static_cast<std::size_t>(from_spool))); k < from_spool; ++k) {
-      chunk[static_cast<std::size_t>(k)] = Event{};  // an unreadable spool leaves empty records
-      ++unreadable;
-    }
+    agreed([&] {
+      const auto got = static_cast<std::int64_t>(in.read(chunk.data(), static_cast<std::size_t>(from_spool)));
+      if (got < from_spool)
+        throw Error("rank " + std::to_string(s.rank) + "'s spool " + s.spool_path + " gave " + std::to_string(spooled) +
+                    " events when counted, and only " + std::to_string(done + got) + " when read again");
+    });
     for (std::int64_t k = from_spool; k < n; ++k)
       chunk[static_cast<std::size_t>(k)] =
           s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - spooled)) & (s.ring.size() - 1)];
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
     write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), rows, chunk.data());
   });
-  if (unreadable > 0 || in.damaged_blocks() > 0)  // the disk lost what it had taken: said, not hidden
-    std::fprintf(stderr,
-                 "ripple trace: rank %d: %lld spooled events could not be read back (%lld spool blocks damaged); the last "
-                 "%lld rows of its events are empty\n",
-                 s.rank, static_cast<long long>(unreadable), static_cast<long long>(in.damaged_blocks()),
-                 static_cast<long long>(unreadable));
   in.close();
   ds.reset();  // the file closes only with none of its objects open
   type.reset();
