@@ -36,6 +36,13 @@ done = t.calls("completion")
 assert sorted(done["request"][done["request"] >= 0]) == sorted(idup["request"])
 # Every member gives a communicator the same id, although world rank 0 made one fewer (MPI_UNDEFINED).
 sent, got = sends[sends["tag"] == 7], recvs[recvs["tag"] == 7]
+# MPI_Init_thread and MPI_Finalize record where the application called them, as every call does
+# (the subject's text, within 1 MiB of the rank's first MPI_Comm_split; the tracer's own code lies in
+# another mapping).
+for rank in range(4):
+    site = lambda name: t.calls(name, t.rank(rank))["call_site"].astype("int64")
+    for name in ("MPI_Init_thread", "MPI_Finalize"):
+        assert len(site(name)) == 1 and abs(site(name)[0] - site("MPI_Comm_split")[0]) < 1 << 20, (rank, name, site(name))
 ends = lambda c, flip: {(int(e["peer"]), int(e["rank"])) if flip else (int(e["rank"]), int(e["peer"])): int(e["comm"]) for e in c}
 assert ends(sent, False) == ends(got, True), (sent[["rank", "peer", "comm"]], got[["rank", "peer", "comm"]])
 # The MPI_Sendrecv from and to MPI_PROC_NULL: its receive half, an empty completion, follows it.

@@ -250,7 +250,7 @@ void open_sample_spool(State& s) {
   s.sampler.spool_to(fd);  // without it (-1) the samples are dropped, and counted so per rank
 }
 
-void start(Call init_call) {
+void start(Call init_call, const void* call_site) {
   if (g_state != nullptr) return;
   auto* s = new State;
   PMPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
@@ -449,6 +449,7 @@ void start(Call init_call) {
   Event e;
   e.call = static_cast<std::int32_t>(init_call);
   e.rank = s->rank;
+  e.call_site = reinterpret_cast<std::uint64_t>(call_site);
   detail::commit(e);
 }
 

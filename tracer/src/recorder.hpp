@@ -27,10 +27,11 @@
 namespace ripple::trace {
 
 // After PMPI_Init*: sets up the recorder (environment: RIPPLE_TRACE_OUTPUT, RIPPLE_TRACE_BUFFER_MIB,
-// RIPPLE_TRACE_FLUSH_SECONDS) and records the init call.
-void start(Call init_call);
-// Before PMPI_Finalize: flushes, writes the HDF5 file collectively, removes the spool.
-void stop();
+// RIPPLE_TRACE_FLUSH_SECONDS) and records the init call, made from `call_site` in the application.
+void start(Call init_call, const void* call_site);
+// Before PMPI_Finalize (called from `call_site`): records it, flushes, writes the HDF5 file
+// collectively, removes the spool.
+void stop(const void* call_site);
 // In MPI_Abort: flush what is buffered so that `ripple trace recover` finds it.
 void abort_flush();
 // MPI_Pcontrol(kPcontrolIteration, i) sets the iteration recorded with the following events.

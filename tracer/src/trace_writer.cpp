@@ -488,11 +488,11 @@ bool write(State& s) {
 
 }  // namespace
 
-void stop() {
+void stop(const void* call_site) {
   State* s = g_state;
   if (s == nullptr) return;
   if (detail::recording()) {
-    { Scope scope(Call::MPI_Finalize, __builtin_return_address(0)); }
+    { Scope scope(Call::MPI_Finalize, call_site); }
     detail::sample_counters(*s);
     detail::g_recording.on.store(false, std::memory_order_relaxed);  // HDF5's MPI calls below are not recorded
     detail::stop_flusher(*s);

@@ -47,10 +47,10 @@ def wrapper(f):
     body = []
     if kind == "init":
         body.append(f"  const int rc = {call};")
-        body.append(f"  ripple::trace::start(ripple::trace::Call::{name});")
+        body.append(f"  ripple::trace::start(ripple::trace::Call::{name}, __builtin_return_address(0));")
         body.append("  return rc;")
     elif kind == "finalize":
-        body.append(f"  ripple::trace::stop();")
+        body.append(f"  ripple::trace::stop(__builtin_return_address(0));")
         body.append(f"  return {call};")
     else:
         if kind in ("file_write", "file_free"):  # the tracer's own trace file, while it writes it: trace_file_guard.hpp
