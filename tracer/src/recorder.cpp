@@ -194,11 +194,16 @@ int open_side_spool(State& s, const char* kind, const void* header, std::size_t 
   const std::string where = s.spool_dir + name;
   const int fd = ::open(where.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd >= 0) {
-    path = where;  // removed at MPI_Finalize like the event spool
     std::string bytes(static_cast<const char*>(header), header_bytes);
     bytes += text;
-    if (detail::write_all(fd, bytes.data(), bytes.size())) return fd;
+    if (detail::write_all(fd, bytes.data(), bytes.size())) {
+      path = where;  // removed at MPI_Finalize like the event spool
+      return fd;
+    }
+    const int err = errno;
     ::close(fd);
+    ::unlink(where.c_str());  // a header cut short would only be a damaged spool to `recover`
+    errno = err;
   }
   std::fprintf(stderr, "ripple trace: rank %d cannot write %s: %s (the trace says what is missing)\n", s.rank, where.c_str(),
                std::strerror(errno));
