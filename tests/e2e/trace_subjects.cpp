@@ -47,6 +47,8 @@
 //              stack); no descriptor of the tracer's (its spool, perf events) survives an exec
 //              (exit 8 if one lacks FD_CLOEXEC); then a forked child first-touches `pages` fresh
 //              pages in iteration 1 and exits, and the rank prints "child PID".
+//   unfinished: `n` iteration markers, then exit(0) without MPI_Finalize (an erroneous program, and
+//              a common one: the tracer's atexit handler spools what it holds, for `recover`).
 //   markers:   `n` iteration markers (MPI_Pcontrol(7701, it)) back to back on rank 0, n / 10 on
 //              the others (so that ranks write different numbers of rows); prints how much the
 //              process's resident memory grew from the tenth of them to the last (tracer memory
@@ -700,7 +702,10 @@ int main(int argc, char** argv) {
     rc = markers(rank, (argc > 2 ? std::atoi(argv[2]) : 1000) / (rank == 0 ? 1 : 10));
   else if (std::strcmp(mode, "workers") == 0)
     rc = workers(rank, argc > 2 ? std::atoi(argv[2]) : 2, argc > 3 ? std::atoi(argv[3]) : 200);
-  else if (std::strcmp(mode, "hygiene") == 0)
+  else if (std::strcmp(mode, "unfinished") == 0) {
+    for (int it = 0; it < (argc > 2 ? std::atoi(argv[2]) : 1000); ++it) MPI_Pcontrol(7701, it);
+    std::exit(0);
+  } else if (std::strcmp(mode, "hygiene") == 0)
     rc = hygiene(argc > 2 ? std::atoi(argv[2]) : 200);
   else if (std::strcmp(mode, "touch") == 0)
     rc = touch(rank, argc > 2 ? std::atoi(argv[2]) : 256);

@@ -134,6 +134,17 @@ t, child = Trace(sys.argv[1]), int(sys.argv[2])
 tids = t.file["/samples/records"]["tid"][:]
 assert len(tids) > 0 and (tids != child).all(), (child, sorted(set(tids)))
 PY
+# A program that ends without MPI_Finalize: the atexit handler stops the tracer's thread (busy here:
+# --flush-seconds 0.001), then spools the rest, so that recover finds every event.
+timeout 300 "$MPIEXEC" -np 2 "$RIPPLE_BIN" trace -o unfinished.h5 --samples off --flush-seconds 0.001 -- "$SUBJECTS_BIN" unfinished 20000 \
+  > unfinished.txt 2>&1 || true
+"$RIPPLE_BIN" trace recover unfinished.h5.spool -o unfinished.h5 > /dev/null 2>> unfinished.txt || fail "recover unfinished: $(cat unfinished.txt)"
+/usr/bin/python3 - unfinished.h5 <<'PY' && pass "exit without MPI_Finalize: every event recovered" || fail "unfinished trace: $(tail -3 unfinished.txt)"
+import sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+assert list(t.count) == [20001, 20001] and list(t.file["/ranks/lost"][:]) == [0, 0], (t.count, t.file["/ranks/lost"][:])
+PY
 traced 4 gaps.h5 gaps > gaps.txt 2>&1 || fail "gaps run: $(cat gaps.txt)"
 /usr/bin/python3 - gaps.h5 <<'PY' && pass "in-place collectives, one-sided targets, Sendrecv/Iprobe sources, inactive persistent requests" || fail "gaps trace"
 import sys

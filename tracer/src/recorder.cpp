@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,6 +135,11 @@ void flush() {
 // It wakes every 0.1 s, or sooner where events come fast enough to fill a quarter of the ring in
 // less (a rank that calls MPI back to back fills 64 MiB in about 35 ms).
 void flusher_loop(State* s) {
+  // The application's signals go to its own threads: a handler it installs must not run here, in
+  // the middle of a flush (exit() from it would join this thread from itself).
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
   const double longest = std::min(0.1, s->flush_seconds / 4);
   double pause = longest, last_anchor = detail::monotonic_seconds();
   std::uint64_t last_head = s->head.load(std::memory_order_relaxed);
@@ -391,8 +398,12 @@ void start(Call init_call, const void* call_site) {
   // A program that ends without MPI_Finalize still leaves its buffer in the spool (not a forked child:
   // it would append the parent's events a second time).
   static const pid_t owner = ::getpid();
+  // The tracer's thread stops first: it must not flush meanwhile, nor run on into the static
+  // destructors that follow (the tracer clock's among them).
   std::atexit([] {
-    if (g_state != nullptr && detail::recording() && ::getpid() == owner) flush();
+    if (g_state == nullptr || !detail::recording() || ::getpid() != owner) return;
+    if (g_state->flusher.joinable() && g_state->flusher.get_id() != std::this_thread::get_id()) detail::stop_flusher(*g_state);
+    flush();
   });
   // Optional sources: each records why it is missing; an unexpected failure must not end MPI_Init.
   const auto optional = [&](const char* what, auto&& start_source) {
