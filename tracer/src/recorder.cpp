@@ -826,10 +826,11 @@ void Scope::forget_request(const MPI_Request* r) {
   g_state->requests.erase(reinterpret_cast<std::uintptr_t>(*r));
 }
 
-void Scope::buffer_v(const void* buf, const int counts[], const int displs[], MPI_Datatype type, MPI_Comm comm, Over over) {
-  if (buf == MPI_IN_PLACE || counts == nullptr || type == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL) return;
+namespace {
+// The members a collective on `comm` exchanges with (Scope::Over).
+int members(MPI_Comm comm, Scope::Over over) {
   int n = 0;
-  if (over == Over::neighbors) {
+  if (over == Scope::Over::neighbors) {
     int topology = MPI_UNDEFINED;
     PMPI_Topo_test(comm, &topology);
     if (topology == MPI_CART) {
@@ -845,12 +846,29 @@ void Scope::buffer_v(const void* buf, const int counts[], const int displs[], MP
     }
   } else {
     int inter = 0;
-    if (over == Over::peers) PMPI_Comm_test_inter(comm, &inter);
+    if (over == Scope::Over::peers) PMPI_Comm_test_inter(comm, &inter);
     if (inter != 0)
       PMPI_Comm_remote_size(comm, &n);
     else
       PMPI_Comm_size(comm, &n);
   }
+  return n;
+}
+}  // namespace
+
+void Scope::buffer_each(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, Over over) {
+  if (buf == MPI_IN_PLACE || type == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL) return;
+  const std::int64_t total = std::int64_t{count} * members(comm, over);
+  const detail::DatatypeCache& t = detail::datatype(type);
+  event_.count = static_cast<std::int32_t>(std::min<std::int64_t>(total, INT32_MAX));
+  event_.buffer = reinterpret_cast<std::uint64_t>(buf);
+  event_.bytes = total * t.size;
+  event_.extent = total * t.extent;
+}
+
+void Scope::buffer_v(const void* buf, const int counts[], const int displs[], MPI_Datatype type, MPI_Comm comm, Over over) {
+  if (buf == MPI_IN_PLACE || counts == nullptr || type == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL) return;
+  const int n = members(comm, over);
   std::int64_t total = 0, end = 0;
   for (int i = 0; i < n; ++i) {
     total += counts[i];

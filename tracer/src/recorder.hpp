@@ -154,6 +154,9 @@ public:
   // topology. Records the sum of the counts.
   enum class Over { peers, local_group, neighbors };
   void buffer_v(const void* buf, const int counts[], const int displs[], MPI_Datatype type, MPI_Comm comm, Over over);
+  // An all-to-all's buffer: `count` elements of `type` for each member of `over`, contiguous. Records
+  // the whole (count x members), as the v-form records the sum of its counts.
+  void buffer_each(const void* buf, int count, MPI_Datatype type, MPI_Comm comm, Over over);
   // An in-place v-collective (MPI_Gatherv at the root, MPI_Allgatherv, MPI_Scatterv at the root):
   // this rank's own contribution, counts[its rank in comm] elements of `type` in `buf`.
   void buffer_own(const void* buf, const int counts[], MPI_Datatype type, MPI_Comm comm);

@@ -126,6 +126,14 @@ def wrapper(f):
                 if "inplace" in roles:
                     b = f"{b} == MPI_IN_PLACE ? {roles['inplace']} : {b}"
                 rec.append(f"scope.buffer_v({b}, {roles['counts']}, {displs}, {roles['type']}, {tail}")
+        elif "buf" in roles and "alltoall" in name.lower():  # a count per member: the whole buffer is recorded
+            over = "neighbors" if "neighbor" in name.lower() else "peers"
+            b, count, typ, tail = roles["buf"], roles["count"], roles["type"], f"{roles['comm']}, ripple::trace::Scope::Over::{over});"
+            if "inplace" in roles:
+                rec.append(f"if ({b} == MPI_IN_PLACE) scope.buffer_each({roles['inplace']}, {roles['incount']}, {roles['intype']}, {tail}")
+                rec.append(f"else scope.buffer_each({b}, {count}, {typ}, {tail}")
+            else:
+                rec.append(f"scope.buffer_each({b}, {count}, {typ}, {tail}")
         elif "buf" in roles and "inplace" in roles:
             b, ip = roles["buf"], roles["inplace"]
             count, typ = roles["count"], roles["type"]
