@@ -8,7 +8,7 @@
 //   gaps:      the cases a tracer easily gets wrong: MPI_IN_PLACE collectives (Reduce, Gather and
 //              Gatherv at the root, Allgather, Allgatherv and Alltoallv everywhere), MPI_Put to a target of a split
 //              communicator's window, MPI_Sendrecv and MPI_Iprobe with MPI_ANY_SOURCE around a ring, and a wait on a persistent
-//              request before it is started (then started and completed twice).
+//              request before it is started (then started and completed twice by MPI_Startall, once by MPI_Start each).
 //   touch:     maps `pages` fresh pages (no huge pages), marks iterations 0..2 as the proxy apps do
 //              (MPI_Pcontrol(7701, it)), touches the first byte of every page in iteration 1 only,
 //              then sends the whole buffer to itself so that the trace holds its address range.
@@ -256,6 +256,9 @@ int gaps(int rank, int size) {
     MPI_Startall(2, pr);
     MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
   }
+  MPI_Start(&pr[0]);
+  MPI_Start(&pr[1]);
+  MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
   MPI_Request_free(&pr[0]);
   MPI_Request_free(&pr[1]);
   return 0;

@@ -174,10 +174,16 @@ for rank in range(4):
     assert probes[-1]["peer"] == (rank + 3) % 4 and probes[-1]["bytes"] == 16, probes[-1]
     # Persistent: the first Waitall (nothing started) completes nothing; each later one two requests.
     waitalls = [k for k in range(len(e)) if names[e[k]["call"]] == "MPI_Waitall"]
-    assert len(waitalls) == 3
+    assert len(waitalls) == 4
     after = lambda k: sum(1 for j in range(k + 1, len(e)) if names[e[j]["call"]] == "completion" and
                           all(names[e[m]["call"]] == "completion" for m in range(k + 1, j + 1)))
-    assert [after(k) for k in waitalls] == [0, 2, 2], [after(k) for k in waitalls]
+    assert [after(k) for k in waitalls] == [0, 2, 2, 2], [after(k) for k in waitalls]
+    # MPI_Start and MPI_Request_free name the persistent request they start or free.
+    made = [int(x) for x in one("MPI_Recv_init")["request"].tolist() + one("MPI_Send_init")["request"].tolist()]
+    assert one("MPI_Start")["request"].tolist() == made and one("MPI_Request_free")["request"].tolist() == made, made
+    # MPI_Win_free and MPI_Comm_free carry the communicator of what they free.
+    assert one("MPI_Win_free")["comm"].tolist() == [put["comm"][0]], one("MPI_Win_free")
+    assert one("MPI_Comm_free")["comm"].tolist() == [put["comm"][0]], one("MPI_Comm_free")
 PY
 # Communicators created and freed by the hundred thousand (one split, receive, send and free per
 # round, the receive waited for after its communicator is freed): every receive's source is
@@ -221,6 +227,7 @@ for r in range(2):
     done = t.calls("completion", e)
     assert sorted(done["request"]) == sorted(int(m[0]) for m in made) and len(t.calls("MPI_Wait", e)) == 2, (r, done)
     # The cancelled receive's status has nothing defined but "cancelled": no source, tag or bytes.
+    assert t.calls("MPI_Cancel", e)["request"].tolist() == [made[1][0]], (r, t.calls("MPI_Cancel", e))
     cancelled = done[done["request"] == made[1][0]]
     assert cancelled["peer"][0] == -1 and cancelled["tag"][0] == -1 and cancelled["bytes"][0] == 0, (r, cancelled)
 PY

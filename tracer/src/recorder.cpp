@@ -809,21 +809,31 @@ void Scope::started(const MPI_Request* r, int count) {
   if (!recording_ || r == nullptr) return;
   State& s = *g_state;
   const Guard guard(s);
-  for (int k = 0; k < count; ++k)
-    if (r[k] != MPI_REQUEST_NULL) s.requests.set_active(reinterpret_cast<std::uintptr_t>(r[k]), true);
+  for (int k = 0; k < count; ++k) {
+    if (r[k] == MPI_REQUEST_NULL) continue;
+    detail::RequestInfo* info = s.requests.find(reinterpret_cast<std::uintptr_t>(r[k]));
+    if (info == nullptr) continue;
+    info->active = true;
+    if (count == 1) event_.request = info->id;  // MPI_Start: the persistent request it started
+  }
 }
 
 void Scope::cancelling(const MPI_Request* r) {
   if (!recording_ || r == nullptr || *r == MPI_REQUEST_NULL) return;
   State& s = *g_state;
   const Guard guard(s);
-  s.requests.set_cancelling(reinterpret_cast<std::uintptr_t>(*r));
+  if (detail::RequestInfo* info = s.requests.find(reinterpret_cast<std::uintptr_t>(*r))) {
+    info->cancelling = true;
+    event_.request = info->id;
+  }
 }
 
 void Scope::forget_request(const MPI_Request* r) {
   if (!recording_ || r == nullptr) return;
   const Guard guard(*g_state);
-  g_state->requests.erase(reinterpret_cast<std::uintptr_t>(*r));
+  const auto handle = reinterpret_cast<std::uintptr_t>(*r);
+  if (const detail::RequestInfo* info = g_state->requests.find(handle)) event_.request = info->id;  // the request freed
+  g_state->requests.erase(handle);
 }
 
 namespace {

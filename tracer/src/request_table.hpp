@@ -39,10 +39,6 @@ public:
   void set_active(std::uintptr_t handle, bool active) {
     if (RequestInfo* r = find(handle)) r->active = active;
   }
-  // MPI_Cancel was called on the handle's oldest request; unknown handles are ignored.
-  void set_cancelling(std::uintptr_t handle) {
-    if (RequestInfo* r = find(handle)) r->cancelling = true;
-  }
   void erase(std::uintptr_t handle);  // its oldest entry
   // Erases the handle's entry for request `id`, if it still has one.
   void erase_if(std::uintptr_t handle, std::int64_t id);

@@ -69,9 +69,11 @@ def wrapper(f):
             body.append(f"  if (scope.recording()) scope.comm({roles['comm']});")
             body.append("  scope.commit_now();")
             body.append("  ripple::trace::abort_flush();")
-        if kind == "comm_free":
+        if kind == "comm_free":  # the communicator freed is the event's
+            body.append("  if (scope.recording()) scope.comm(*comm);")
             body.append("  ripple::trace::forget_comm(*comm);")
-        if kind == "win_free":
+        if kind == "win_free":  # the window's communicator is the event's
+            body.append("  if (scope.recording()) scope.window(*win);")
             body.append("  ripple::trace::forget_window(*win);")
         if kind == "file_free":  # the file's communicator, before MPI_File_close sets the handle to MPI_FILE_NULL
             body.append("  const MPI_File ripple_file = *fh;")
