@@ -2,10 +2,16 @@
 """Damaged copies of a trace file, each given to `ripple trace info` and `info --json`.
 
 usage: trace_corrupt.py RIPPLE_BIN GOOD.h5
+       trace_corrupt.py --spools RIPPLE_BIN SPOOL_DIR
 Targeted damage must give exit code 2 and a message naming the file and the reason; a seeded sweep
 of random damage must give exit code 0 (the damage did not matter) or 2 (said why), never a signal
 or another code. Exits 1 with the cases that failed.
+With --spools, a seeded sweep of damaged copies of a killed run's spool directory (bytes flipped in
+one file, its headers' bits flipped, the file cut), each given to `ripple trace recover`: exit code 2
+(said why), or 0 with a file that `trace info` and `info --json` (valid JSON) accept, within a
+timeout (recover hung on a FIFO), and never far larger than the spools.
 """
+import json
 import os
 import random
 import shutil
@@ -15,6 +21,62 @@ import sys
 import h5py
 import numpy as np
 
+
+def sweep_spools(ripple, spools, cases=150):
+    failures = []
+    rng = random.Random(7)
+    names = sorted(os.listdir(spools))
+    size = sum(os.path.getsize(os.path.join(spools, n)) for n in names)
+    for k in range(cases):
+        shutil.rmtree("swept.spool", ignore_errors=True)
+        shutil.copytree(spools, "swept.spool")
+        name = rng.choice(names)
+        path = os.path.join("swept.spool", name)
+        b = bytearray(open(path, "rb").read())
+        how = rng.choice(["flipped", "flipped", "header bits flipped", "cut"])
+        if how == "flipped":
+            for _ in range(rng.choice([1, 4, 32])):
+                b[rng.randrange(len(b))] = rng.randrange(256)
+        elif how == "header bits flipped":  # within the first 128 bytes: the headers and the names after them
+            for _ in range(rng.choice([1, 2])):
+                b[rng.randrange(min(128, len(b)))] ^= 1 << rng.randrange(8)
+        else:
+            b = b[: rng.randrange(len(b))]
+        open(path, "wb").write(b)
+        if os.path.exists("swept.h5"):
+            os.remove("swept.h5")
+        label = f"{name} {how} (seed 7, case {k})"
+        try:
+            r = subprocess.run([ripple, "trace", "recover", "swept.spool", "-o", "swept.h5"], capture_output=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            failures.append(f"{label}: recover hung")
+            continue
+        if r.returncode == 2:
+            continue
+        if r.returncode != 0:
+            failures.append(f"{label}: recover rc={r.returncode} {r.stderr.decode(errors='replace')[-300:]}")
+            continue
+        for extra in ([], ["--json"]):
+            i = subprocess.run([ripple, "trace", "info", "swept.h5"] + extra, capture_output=True, timeout=60)
+            if i.returncode != 0:
+                failures.append(f"{label}: recover rc=0, info{' --json' if extra else ''} rc={i.returncode}: "
+                                f"{i.stderr.decode(errors='replace')[-300:]}")
+                break
+            if extra:
+                try:
+                    json.loads(i.stdout)
+                except ValueError as e:
+                    failures.append(f"{label}: info --json is not JSON: {e}")
+        if os.path.getsize("swept.h5") > 20 * size + (1 << 20):
+            failures.append(f"{label}: a {os.path.getsize('swept.h5')}-byte file from {size} bytes of spools")
+    print(f"{cases} damaged spool directories, {len(failures)} failures")
+    for f in failures:
+        print("FAIL:", f)
+    sys.exit(1 if failures else 0)
+
+
+if sys.argv[1] == "--spools":
+    sweep_spools(sys.argv[2], sys.argv[3])
 ripple, good = sys.argv[1], sys.argv[2]
 failures = []
 

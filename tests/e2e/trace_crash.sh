@@ -438,6 +438,191 @@ assert ca[1] - cb[1] == holed and lb[1] == holed + a.file["/ranks/lost"][1], (ca
 assert (ca[[0, 2, 3]] == cb[[0, 2, 3]]).all()
 assert (b.rank(1) == a.rank(1)[holed:]).all(), "the block held the first events"
 PY
+# What a killed or damaged run may leave, recovered under a timeout (rc 124: it hung): exit 0 with a
+# file that trace info accepts, and what was dropped said (in NAME.txt).
+recovered() {
+  timeout 60 "$RIPPLE_BIN" trace recover "$1.spool" -o "$1.h5" > /dev/null 2> "$1.txt" \
+    && timeout 60 "$RIPPLE_BIN" trace info "$1.h5" > /dev/null 2>> "$1.txt"
+}
+# Files cut short inside their header, as a rank killed in MPI_Init leaves them (its event spool
+# exists, empty, until the header is written): that rank is recovered without events, its losses
+# unknown (-1); a cut side spool is taken as absent; each is said. Before, any one of them stopped
+# the whole recovery (exit 2, nothing recovered).
+rm -rf cutfiles.spool && cp -r crash.h5.spool cutfiles.spool
+: > cutfiles.spool/rank-000001.bin
+truncate -s 100 cutfiles.spool/rank-000002.counters  # inside its event names
+truncate -s 0 cutfiles.spool/rank-000002.clock
+truncate -s 20 cutfiles.spool/rank-000003.samples
+truncate -s 10 cutfiles.spool/rank-000003.placement
+if recovered cutfiles; then
+  /usr/bin/python3 - crash.h5 cutfiles.h5 cutfiles.txt <<'PY' && pass "files cut inside their header: recovered without them, each said" || fail "files cut inside their header: $(cat cutfiles.txt)"
+import sys
+import numpy as np
+from trace_file import Trace
+a, b, said = Trace(sys.argv[1]), Trace(sys.argv[2]), open(sys.argv[3]).read()
+for text in ("rank 1's spool ends inside its header: no events of it to recover",
+             "rank-000002.counters ends inside its header (cut short)", "rank-000003.samples ends inside its header (cut short)",
+             "rank-000003.placement ends inside its header (cut short)", "rank-000002.bin has no clock map (its clock spool ends inside its header)"):
+    assert text in said, text
+assert b.count[1] == 0 and b.file["/ranks/lost"][1] == -1 and (b.count[[0, 2, 3]] == a.count[[0, 2, 3]]).all(), (a.count, b.count)
+assert 2 not in set(b.file["/counters/rank"][:]) and 3 not in set(b.file["/samples/records"]["rank"][:])
+assert b.file["/ranks/placement"]["node"][3] == -1 and (b.file["/ranks/placement"]["node"][[0, 1, 2]] == 0).all()
+assert np.abs(a.rank(2)["t_enter"] - b.rank(2)["t_enter"]).max() < 1e-3  # the start's tick rate
+PY
+else
+  fail "files cut inside their header: rc $? $(cat cutfiles.txt)"
+fi
+rm -rf onlycut.spool && mkdir onlycut.spool && : > onlycut.spool/rank-000000.bin
+set +e; timeout 60 "$RIPPLE_BIN" trace recover onlycut.spool 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "no rank-\*.bin spool has a whole header" err.txt && pass "only an empty event spool: $(cat err.txt)" \
+  || fail "only an empty event spool: rc=$rc $(cat err.txt)"
+# Damaged records that pass every other check: a memory sample naming rank 7 (info refused the
+# file) and one naming rank 0 (it went to rank 0), in rank 1's sample spool; in rank 1's event
+# spool a block whose check passes with an event of rank 7 and one of rank 0 (info refused it).
+# Each is dropped and said, the events counted lost.
+rm -rf foreign.spool && cp -r crash.h5.spool foreign.spool
+/usr/bin/python3 - foreign.spool <<'PY' || fail "writing records of other ranks"
+import struct, sys
+from spool_blocks import read_spool, check, EVENT, HEAD, BLOCK
+d = sys.argv[1]
+path = d + "/rank-000001.samples"
+b = bytearray(open(path, "rb").read())
+status = struct.unpack_from("<i", b, 24)[0]
+assert len(b) >= 32 + status + 2 * 64, len(b)
+for k, rank in ((0, 7), (1, 0)):
+    struct.pack_into("<i", b, 32 + status + 64 * k + 40, rank)  # SampleRecord.rank
+open(path, "wb").write(b)
+path = d + "/rank-000001.bin"
+_, _, blocks = read_spool(path)
+first, events = blocks[-1]
+last = list(EVENT.unpack(events[-1]))
+payload = b""
+for rank in (7, 0):
+    last[14] = rank
+    payload += b"\0" + EVENT.pack(*last)  # raw events
+padded = payload + b"\0" * (-len(payload) % 8)
+block = HEAD.pack(b"RPLE", 2, len(payload), first + len(events), check(2, len(payload), first + len(events), padded)) + payload
+open(path, "ab").write(block + b"\0" * (BLOCK - len(block)))
+PY
+if recovered foreign; then
+  /usr/bin/python3 - crash.h5 foreign.h5 foreign.txt <<'PY' && pass "records naming another rank: dropped, said, the events counted lost" || fail "records naming another rank: $(cat foreign.txt)"
+import sys
+from trace_file import Trace
+a, b, said = Trace(sys.argv[1]), Trace(sys.argv[2]), open(sys.argv[3]).read()
+assert "rank 1: 2 events of its spool name another rank (damaged): dropped, counted lost" in said, said
+assert "rank-000001.samples: 2 of its" in said and "memory samples name another rank" in said, said
+assert (b.count == a.count).all() and (b.rank(1) == a.rank(1)).all()
+assert b.file["/ranks/lost"][1] == a.file["/ranks/lost"][1] + 2, (a.file["/ranks/lost"][:], b.file["/ranks/lost"][:])
+sa, sb = a.file["/samples/records"]["rank"][:], b.file["/samples/records"]["rank"][:]
+assert (sb == 1).sum() == (sa == 1).sum() - 2 and (sb == 0).sum() == (sa == 0).sum(), ((sa == 1).sum(), (sb == 1).sum())
+PY
+else
+  fail "records naming another rank: rc $? $(cat foreign.txt)"
+fi
+# A flipped byte in a counter spool's names (a newline): its names no longer count its values, and
+# (rank 0's, whose names name the columns) /counters/values was written in a shape info refused.
+# That rank's counter spool is dropped, said; the other ranks' values stay.
+rm -rf cnames.spool && cp -r crash.h5.spool cnames.spool
+/usr/bin/python3 - cnames.spool/rank-000000.counters <<'PY' || fail "damaging the counter names"
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[b.index(b"\n", 32)] = ord("x")
+open(sys.argv[1], "wb").write(b)
+PY
+if recovered cnames; then
+  /usr/bin/python3 - cnames.h5 cnames.txt <<'PY' && pass "counter names that do not count the values: that rank's counters dropped, said" || fail "damaged counter names: $(cat cnames.txt)"
+import sys
+import h5py
+c, said = h5py.File(sys.argv[1], "r")["/counters"], open(sys.argv[2]).read()
+assert "rank-000000.counters is damaged (2 names for 3 values): rank 0's" in said, said
+assert set(c["rank"][:]) == {1, 2, 3} and c["values"].shape[1] == 3 and len(c.attrs["events"].split(b"\n")) == 3
+PY
+else
+  fail "damaged counter names: rc $? $(cat cnames.txt)"
+fi
+# Clock values no clock gives: a NaN piece in rank 1's clock map (its times then use the start's
+# tick rate); a NaN offset in rank 2's header, and in rank 3's, without a clock map, an infinite
+# tick rate and wall-clock start (their times unknown, NaN). Before, all but rank 3's start made
+# the ranks' times NaN without a word.
+rm -rf badtime.spool && cp -r crash.h5.spool badtime.spool && rm badtime.spool/rank-000003.clock
+/usr/bin/python3 - badtime.spool <<'PY' || fail "damaging clock values"
+import struct, sys
+d = sys.argv[1]
+def put(name, at, value):
+    with open(f"{d}/{name}", "r+b") as f:
+        f.seek(at)
+        f.write(struct.pack("<d", value))
+assert (len(open(d + "/rank-000001.clock", "rb").read()) - 24) // 24 >= 3
+put("rank-000001.clock", 24 + 24 + 8, float("nan"))  # piece 2's seconds (ClockSpoolHeader 24 bytes, TickSegment 24)
+put("rank-000002.bin", 40, float("nan"))  # SpoolHeader.offset
+put("rank-000003.bin", 80, float("inf"))  # tick_rate
+put("rank-000003.bin", 56, float("inf"))  # wall_start
+PY
+if recovered badtime && "$RIPPLE_BIN" trace info badtime.h5 --json > badtime.json; then
+  /usr/bin/python3 - crash.h5 badtime.h5 badtime.txt badtime.json <<'PY' && pass "clock values no clock gives: the start's rate, or times unknown (NaN), said" || fail "damaged clock values: $(cat badtime.txt)"
+import json, sys
+import numpy as np
+from trace_file import Trace
+a, b, said = Trace(sys.argv[1]), Trace(sys.argv[2]), open(sys.argv[3]).read()
+assert "rank-000001.bin has a damaged clock map (piece 2 of" in said and "rank 1's times use the start's tick rate" in said, said
+assert "rank-000002.bin: its header's clock is damaged" in said and "rank 2's times are unknown (NaN)" in said, said
+assert "rank 3's times are unknown (NaN): its header's tick rate (inf s per tick) is damaged" in said, said
+assert "rank 3's last_event_wall_time is unknown (NaN)" in said, said
+assert (b.count == a.count).all() and (b.rank(0) == a.rank(0)).all()
+assert np.abs(a.rank(1)["t_enter"] - b.rank(1)["t_enter"]).max() < 1e-3
+for r in (2, 3):
+    assert np.isnan(b.rank(r)["t_enter"]).all() and np.isnan(b.rank(r)["t_exit"]).all(), r
+c = b.file["/counters"]
+unknown = c["rank"][:] >= 2
+assert unknown.any() and np.isnan(c["time"][:][unknown]).all() and np.isfinite(c["time"][:][~unknown]).all()
+assert np.isnan(b.file["/ranks/last_event_wall_time"][3]) and np.isfinite(b.file["/ranks/last_event_wall_time"][:3]).all()
+assert json.load(open(sys.argv[4]))["events_untimed"] == a.count[2] + a.count[3]
+PY
+else
+  fail "damaged clock values: rc $? $(cat badtime.txt)"
+fi
+# A FIFO named like a spool blocked recover for ever: entries that are not regular files are
+# passed over, said.
+rm -rf fifo.spool && cp -r crash.h5.spool fifo.spool && rm fifo.spool/rank-000001.samples fifo.spool/rank-000003.clock
+mkfifo fifo.spool/rank-000001.samples fifo.spool/rank-000003.clock
+if recovered fifo; then
+  grep -q "rank-000001.samples is not a regular file: ignored" fifo.txt && grep -q "rank-000003.bin has no clock map" fifo.txt \
+    && /usr/bin/python3 -c "
+import h5py, sys
+f = h5py.File(sys.argv[1], 'r')
+assert 1 not in set(f['/samples/records']['rank'][:]) and (f['/ranks/count'][:] > 0).all()
+" fifo.h5 && pass "FIFOs named like spools: passed over, said" || fail "FIFOs named like spools: $(cat fifo.txt)"
+else
+  fail "FIFOs named like spools: rc $? (124: it hung) $(cat fifo.txt)"
+fi
+# One rank's event spool alone is recovered (the other ranks empty); but the rank count it alone
+# gives is trusted only up to 4096 ranks: a flipped bit made a 40 KB spool a 375 MB file of 2^21
+# ranks. A counter spool of another run's size is refused.
+rm -rf lone.spool && mkdir lone.spool && cp crash.h5.spool/rank-000001.bin lone.spool/
+if recovered lone && /usr/bin/python3 -c "
+import h5py, sys
+c = h5py.File(sys.argv[1], 'r')['/ranks/count'][:]
+assert len(c) == 4 and c[1] > 0 and c[[0, 2, 3]].sum() == 0, c
+" lone.h5; then
+  pass "one rank's event spool alone: recovered"
+else
+  fail "one rank's event spool alone: $(cat lone.txt)"
+fi
+printf '\x04\x00\x20\x00' | dd of=lone.spool/rank-000001.bin bs=1 seek=20 conv=notrunc status=none  # ranks: 2^21 + 4
+cp crash.h5.spool/rank-000001.clock lone.spool/  # says 4
+rm -f lone.h5
+set +e; timeout 60 "$RIPPLE_BIN" trace recover lone.spool -o lone.h5 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "its header gives the run 2097156 ranks, and no other spool says so" err.txt && [ ! -e lone.h5 ] \
+  && pass "a lone spool's unconfirmed rank count of 2^21 + 4: refused" || fail "a lone spool's huge rank count: rc=$rc $(cat err.txt)"
+rm -rf cranks.spool && cp -r crash.h5.spool cranks.spool
+printf '\x05\x00\x00\x00' | dd of=cranks.spool/rank-000002.counters bs=1 seek=20 conv=notrunc status=none
+set +e; timeout 60 "$RIPPLE_BIN" trace recover cranks.spool -o cranks.h5 2> err.txt; rc=$?; set -e
+[ "$rc" -eq 2 ] && grep -q "impossible counter spool header (version 1, 3 values, rank 2 of 5).*for a run of 4 ranks" err.txt \
+  && pass "a counter spool of another rank count: refused" || fail "a counter spool of another rank count: rc=$rc $(cat err.txt)"
+# A seeded sweep of random damage to the spools (trace_corrupt.py): recover refuses with why, or
+# writes a file trace info accepts; never a hang, a crash, or a file far beyond the spools.
+/usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/trace_corrupt.py" --spools "$RIPPLE_BIN" crash.h5.spool > sweep.txt \
+  && pass "$(head -1 sweep.txt)" || fail "damaged spools: $(grep FAIL sweep.txt | head -5)"
 set +e; "$RIPPLE_BIN" trace recover nowhere 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && pass "missing spool: $(cat err.txt)" || fail "missing spool rc=$rc"
 

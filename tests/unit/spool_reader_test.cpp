@@ -1,10 +1,12 @@
 // Reading spools back against byte-exact files written here: whole records from the data offset
 // on, in rounds of any size, a record cut off at the end noted and never returned, a missing file
-// refused; version 5's event blocks in order, with a block that never reached the disk, a damaged
-// or repeated one, or one cut off at the end skipped and its events counted.
+// refused, a FIFO refused without blocking; version 5's event blocks in order, with a block that
+// never reached the disk, a damaged or repeated one, or one cut off at the end skipped and its
+// events counted.
 #include "spool_reader.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -102,6 +104,21 @@ TEST(SpoolRecords, AFileShorterThanItsHeaderHasNoRecordsAndAMissingOneIsRefused)
   bool cut = true;
   EXPECT_TRUE(read_all_records<Record>(path, 0, &cut).empty());
   EXPECT_FALSE(cut);
+}
+
+// A FIFO named like a spool (no writer ever opens it) is refused at once: opening it blocked
+// `recover` for ever. So is a directory.
+TEST(SpoolRecords, AFifoOrADirectoryIsRefusedWithoutBlocking) {
+  const std::string path = temp_path("spool_reader_fifo");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  SpoolRecords in;
+  EXPECT_FALSE(in.open(path, 0, sizeof(Record)));
+  EXPECT_TRUE(read_all_records<Record>(path, 0).empty());
+  SpoolHeader header;
+  header.stream_count = 1;
+  EXPECT_EQ(read_stream_count(path, header, 4096), -1);
+  ::unlink(path.c_str());
+  EXPECT_FALSE(in.open(::testing::TempDir(), 0, sizeof(Record)));
 }
 
 // Events 0..n-1 with a few changing fields, and their blocks as the event spool writes them.

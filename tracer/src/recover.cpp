@@ -2,19 +2,25 @@
 // it died before MPI_Finalize (a rank killed, MPI_Abort). Runs as one process, without MPI.
 #include "recover.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <hdf5.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "recorder_state.hpp"
 #include "ripple/common/error.hpp"
@@ -31,14 +37,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The spool directory's files by kind (extension), listed once: everything but directories (a
-// dangling link named like a spool is read, and refused with why).
+// The kinds of spool file (extensions) recover reads.
+constexpr const char* kSpoolKinds[] = {".bin", ".counters", ".samples", ".clock", ".placement"};
+
+// The spool directory's files by kind (extension), listed once: regular files, and entries whose
+// kind cannot be told (a dangling link named like a spool is read, and refused with why).
+// Directories are passed over; other entries named like a spool (a FIFO, a socket, a device) are
+// said and passed over too: reading one would block or never end, and none holds a spool.
 class SpoolFiles {
 public:
   explicit SpoolFiles(const fs::path& dir) {
     for (const auto& entry : fs::directory_iterator(dir)) {
       std::error_code ec;
-      if (!entry.is_directory(ec)) by_kind_[entry.path().extension().string()].push_back(entry.path());
+      const fs::file_status status = entry.status(ec);
+      const std::string kind = entry.path().extension().string();
+      if (!ec && status.type() != fs::file_type::regular) {
+        if (status.type() != fs::file_type::directory && std::ranges::find(kSpoolKinds, kind) != std::end(kSpoolKinds))
+          std::fprintf(stderr, "ripple trace recover: %s is not a regular file: ignored\n", entry.path().string().c_str());
+        continue;
+      }
+      by_kind_[kind].push_back(entry.path());
     }
   }
   [[nodiscard]] const std::vector<fs::path>& of(const std::string& kind) const {
@@ -51,6 +69,86 @@ private:
   std::map<std::string, std::vector<fs::path>> by_kind_;
 };
 
+// A spool file, read from its start. Opened without blocking and refused unless it is a regular
+// file (one replaced by a FIFO after the listing would block the reading for ever).
+class SpoolFile {
+public:
+  explicit SpoolFile(const fs::path& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) {
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0)
+      throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
+    if (!S_ISREG(st.st_mode)) throw InputError(fmt::format("{}: not a regular file", path.string()));
+    size_ = static_cast<std::uintmax_t>(st.st_size);
+  }
+  SpoolFile(SpoolFile&& other) noexcept
+      : path_(other.path_), fd_(std::exchange(other.fd_, -1)), size_(other.size_), at_(other.at_) {}
+  SpoolFile(const SpoolFile&) = delete;
+  SpoolFile& operator=(const SpoolFile&) = delete;
+  SpoolFile& operator=(SpoolFile&&) = delete;
+  ~SpoolFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  // The next `bytes` bytes into `out`; how many there were (fewer at the file's end).
+  std::size_t read(void* out, std::size_t bytes) {
+    std::size_t got = 0;
+    while (got < bytes) {
+      const ssize_t n = ::pread(fd_, static_cast<char*>(out) + got, bytes - got, static_cast<off_t>(at_ + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw InputError(fmt::format("{}: cannot read: {}", path_.string(), std::strerror(errno)));
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    at_ += got;
+    return got;
+  }
+  // The file's size when it was opened.
+  [[nodiscard]] std::uintmax_t size() const { return size_; }
+
+private:
+  fs::path path_;
+  int fd_;
+  std::uintmax_t size_ = 0;
+  std::uintmax_t at_ = 0;
+};
+
+// Opens a spool file and reads its header, which must start with `magic` (8 bytes). Empty where
+// the file ends inside the header and what there is of it is a header's start: it was cut short (a
+// rank killed between creating its spool and writing the header, at MPI_Init, leaves it empty), and
+// is recovered as if it were not there (say_cut says so). Anything else is refused.
+template <class Header>
+std::optional<SpoolFile> open_spool(const fs::path& path, Header& header, const char* magic, const char* what) {
+  SpoolFile in(path);
+  const std::size_t got = in.read(&header, sizeof header);
+  if (got < sizeof header && std::memcmp(header.magic, magic, std::min<std::size_t>(got, 8)) == 0) return std::nullopt;
+  if (got < sizeof header || std::memcmp(header.magic, magic, 8) != 0)
+    throw InputError(fmt::format("{}: not a Ripple {} (bad header)", path.string(), what));
+  return in;
+}
+
+void say_cut(const fs::path& path, const char* then) {
+  std::fprintf(stderr, "ripple trace recover: %s ends inside its header (cut short): %s\n", path.string().c_str(), then);
+}
+
+// The rank a spool's name gives (rank-NNNNNN.<kind>), for a spool cut short before its header.
+std::optional<int> rank_of_name(const fs::path& path) {
+  const std::string stem = path.stem().string();
+  if (!stem.starts_with("rank-") || stem.size() == 5 || stem.size() > 14) return std::nullopt;
+  std::int64_t rank = 0;
+  for (const char c : stem.substr(5)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    rank = rank * 10 + (c - '0');
+  }
+  return rank < (1 << 24) ? std::optional<int>(static_cast<int>(rank)) : std::nullopt;
+}
+
+// Values of the clocks a run reads (CLOCK_MONOTONIC since boot, CLOCK_REALTIME since 1970, their
+// differences; a tick's length) stay far within these. Anything else is a damaged value, which
+// would turn every time it enters into NaN or infinity (or make info's sums overflow).
+constexpr double kMaxSeconds = 1e12;  // 31 700 years
+bool plausible_seconds(double s) { return std::isfinite(s) && std::abs(s) <= kMaxSeconds; }
+bool plausible_rate(double seconds_per_tick) { return seconds_per_tick > 0 && seconds_per_tick <= 1; }  // false for NaN
+constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();  // a time not known (trace-format.md)
+
 // A rank's event spool. Its events are read in rounds (read_events), twice: to count them, then to
 // write them, so that recover's memory stays bounded whatever the spools hold.
 struct RankSpool {
@@ -58,19 +156,21 @@ struct RankSpool {
   detail::SpoolHeader header;
   std::int64_t data = 0;         // where its events start
   std::string call_names;        // of the build that wrote it (version 4); empty: not kept
-  bool names_cut = false;        // the file ends inside them: its header block was never whole, it has no events
+  bool cut = false;              // the file ends inside its header or call names: it has no events, its losses are unknown
+  bool times_known = true;       // false: its header's clock is damaged, or its ticks cannot be converted: times are NaN
   std::optional<TickMap> ticks;  // version 3 on: raw ticks to seconds, read with the first event
   std::int64_t numbered = -1;    // the stream's count its header blocks keep (SpoolStreamCount); -1: none
   // From the counting read:
   std::int64_t events = 0;
   std::int64_t lost = 0;                               // records cut off at the end, unreadable or never written (/ranks/lost)
   std::int64_t damaged_blocks = 0;                     // versions 5, 6: event blocks skipped (never reached the disk, or damaged)
+  std::int64_t foreign = 0;                            // events naming another rank: dropped, counted in `lost`
   double last_t_exit = 0;                              // seconds since its t0
   bool needs_marks = false;                            // its sample spool is of version 1
   std::vector<std::pair<double, std::int32_t>> marks;  // then: MPI_Pcontrol's time and iteration
   // A time the rank recorded, on rank 0's clock with the offset measured at the start (there was no
-  // second synchronisation).
-  [[nodiscard]] double to_root(double t) const { return t + header.t0 + header.offset - header.t0_root; }
+  // second synchronisation); NaN where the rank's clock is not known.
+  [[nodiscard]] double to_root(double t) const { return times_known ? t + header.t0 + header.offset - header.t0_root : kUnknown; }
 };
 
 // A whole dataset of `rows` rows (`width` columns, or 1-D with width 0), written at once.
@@ -81,37 +181,53 @@ void write_dataset(hid_t file, const char* name, hid_t type, const void* data, h
   if (rows > 0) RIPPLE_H5_CHECK(H5Dwrite(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
 }
 
-// Opens a spool file and reads its header, which must start with `magic` (8 bytes).
-template <class Header>
-std::ifstream open_spool(const fs::path& path, Header& header, const char* magic, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read", path.string()));
-  in.read(reinterpret_cast<char*>(&header), sizeof header);
-  if (in.gcount() != static_cast<std::streamsize>(sizeof header) || std::memcmp(header.magic, magic, 8) != 0)
-    throw InputError(fmt::format("{}: not a Ripple {} (bad header)", path.string(), what));
-  return in;
-}
-
-// The clock map a rank's version-3 spool needs: its clock spool's pieces, in order.
-TickMap read_clock_spool(const fs::path& path, int rank) {
+// The clock map a rank's version-3 spool needs: its clock spool's pieces, in order. Empty, with why
+// in `why`, where it has none to use: cut short inside its header, no piece on the disk, or a piece
+// damaged (a value no clock gives, or pieces out of order: which of them is wrong cannot be told, so
+// no piece is trusted).
+TickMap read_clock_spool(const fs::path& path, int rank, int ranks, std::string& why) {
   detail::ClockSpoolHeader h;
-  std::ifstream in = open_spool(path, h, "RPLCLOCK", "clock spool");
-  if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(TickSegment)) || h.rank != rank)
+  if (!open_spool(path, h, "RPLCLOCK", "clock spool")) {
+    why = "has no clock map (its clock spool ends inside its header)";
+    return {};
+  }
+  if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(TickSegment)) || h.rank != rank || h.ranks != ranks)
     throw InputError(
-        fmt::format("{}: impossible clock spool header (version {}, {}-byte records, rank {}); this ripple reads "
-                    "version 1 with {} for rank {}",
-                    path.string(), h.version, h.record_size, h.rank, sizeof(TickSegment), rank));
-  in.close();
+        fmt::format("{}: impossible clock spool header (version {}, {}-byte records, rank {} of {}); this ripple reads "
+                    "version 1 with {} for rank {} of {}",
+                    path.string(), h.version, h.record_size, h.rank, h.ranks, sizeof(TickSegment), rank, ranks));
   std::vector<TickSegment> pieces = detail::read_all_records<TickSegment>(path, sizeof h);
-  for (std::size_t k = 1; k < pieces.size(); ++k)
-    if (pieces[k].tick < pieces[k - 1].tick)
-      throw InputError(fmt::format("{}: the clock's pieces are out of order", path.string()));
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const TickSegment& p = pieces[k];
+    if (!plausible_seconds(p.seconds) || !plausible_rate(p.rate) || (k > 0 && p.tick < pieces[k - 1].tick)) {
+      why = fmt::format("has a damaged clock map (piece {} of {}: tick {}, {} s, {} s per tick)", k + 1, pieces.size(), p.tick,
+                        p.seconds, p.rate);
+      return {};
+    }
+  }
   return TickMap(std::move(pieces));  // empty if no piece reached the disk
 }
 
-RankSpool read_spool(const fs::path& path) {
+// A rank's event spool, its header checked. One cut short inside its header (the rank was killed
+// between creating it and writing the header, at MPI_Init) gives only its rank, from its name, and
+// `header.ranks` 0; nothing where the name does not say it (said). Either has no events.
+std::optional<RankSpool> read_spool(const fs::path& path) {
   RankSpool s;
-  std::ifstream in = open_spool(path, s.header, "RPLSPOOL", "spool file");
+  s.path = path;
+  std::optional<SpoolFile> in = open_spool(path, s.header, "RPLSPOOL", "spool file");
+  if (!in) {
+    const std::optional<int> rank = rank_of_name(path);
+    if (!rank) {
+      say_cut(path, "its name does not say whose it is: ignored");
+      return std::nullopt;
+    }
+    s.header = detail::SpoolHeader{};
+    s.header.rank = *rank;
+    s.header.ranks = 0;
+    s.cut = true;
+    s.times_known = false;
+    return s;
+  }
   if (s.header.version < 1 || s.header.version > 6 || s.header.event_size != static_cast<std::int32_t>(sizeof(Event)))
     throw InputError(fmt::format("{}: spool version {} with {}-byte events; this ripple reads versions 1 to 6 with {}",
                                  path.string(), s.header.version, s.header.event_size, sizeof(Event)));
@@ -127,81 +243,101 @@ RankSpool read_spool(const fs::path& path) {
       throw InputError(fmt::format("{}: the header's {} bytes of call names do not fit before its events", path.string(),
                                    s.header.names_bytes));
     s.call_names.resize(static_cast<std::size_t>(s.header.names_bytes));
-    in.read(s.call_names.data(), static_cast<std::streamsize>(s.call_names.size()));
-    if (in.gcount() != static_cast<std::streamsize>(s.call_names.size())) {
+    if (in->read(s.call_names.data(), s.call_names.size()) != s.call_names.size()) {
       s.call_names.clear();
-      s.names_cut = true;  // and no event lies before data_offset: the rank is recovered empty, said below
+      s.cut = true;  // and no event lies before data_offset: the rank is recovered empty, said below
     }
   }
-  in.close();
-  s.path = path;
+  // Clock values no clock gives: the rank's events are kept, their times unknown (NaN), said.
+  const detail::SpoolHeader& h = s.header;
+  if (!plausible_seconds(h.t0) || !plausible_seconds(h.t0_root) || !plausible_seconds(h.offset)) {
+    std::fprintf(stderr,
+                 "ripple trace recover: %s: its header's clock is damaged (t0 %g s, rank 0's t0 %g s, offset %g s): rank %d's "
+                 "times are unknown (NaN)\n",
+                 path.string().c_str(), h.t0, h.t0_root, h.offset, h.rank);
+    s.times_known = false;
+  }
+  if (!plausible_seconds(h.wall_start))
+    std::fprintf(stderr,
+                 "ripple trace recover: %s: its header's wall-clock start is damaged (%g s): rank %d's last_event_wall_time is "
+                 "unknown (NaN)\n",
+                 path.string().c_str(), h.wall_start, h.rank);
   s.data = data;
   s.numbered = detail::read_stream_count(path.string(), s.header, data);
   return s;
 }
 
-// The map of a version-3 (or later) spool's raw ticks to seconds: its clock spool, or without one
-// the start's rate (said once).
+// The map of a version-3 (or later) spool's raw ticks to seconds: its clock spool, or without a
+// usable one the start's rate (said once); empty where there is no rate either: the rank's times
+// are then unknown.
 const TickMap& tick_map(RankSpool& s) {
   if (s.ticks) return *s.ticks;
   const fs::path clock = fs::path(s.path).replace_extension(".clock");
   TickMap map;
-  if (fs::exists(clock)) map = read_clock_spool(clock, s.header.rank);
-  if (map.empty()) {  // no piece reached the disk: the start's rate, without the later re-anchorings
-    if (!(s.header.tick_rate > 0))
-      throw InputError(
-          fmt::format("{}: no clock map beside it and no rate in its header: the times cannot be converted", s.path.string()));
-    std::fprintf(stderr, "ripple trace recover: %s has no clock map: rank %d's times use the start's tick rate\n",
-                 s.path.string().c_str(), s.header.rank);
-    map = TickMap({{s.header.tick0, s.header.t0, s.header.tick_rate}});
+  std::string why = "has no clock map";
+  std::error_code ec;
+  if (fs::is_regular_file(clock, ec)) map = read_clock_spool(clock, s.header.rank, s.header.ranks, why);
+  if (map.empty() && s.times_known) {  // the start's rate, without the later re-anchorings
+    s.times_known = plausible_rate(s.header.tick_rate);
+    const std::string then =
+        s.times_known ? "use the start's tick rate"
+                      : fmt::format("are unknown (NaN): its header's tick rate ({} s per tick) is damaged", s.header.tick_rate);
+    std::fprintf(stderr, "ripple trace recover: %s %s: rank %d's times %s\n", s.path.string().c_str(), why.c_str(), s.header.rank,
+                 then.c_str());
+    if (s.times_known) map = TickMap({{s.header.tick0, s.header.t0, s.header.tick_rate}});
   }
   return s.ticks.emplace(std::move(map));
 }
 
 // Every event of a rank's spool, in order, in rounds of at most `buffer`'s size (one buffer for
-// all ranks and both readings), times in seconds since its t0; sets s.lost and s.damaged_blocks.
+// all ranks and both readings), times in seconds since its t0 (NaN where they are not known); sets
+// s.lost, s.damaged_blocks and s.foreign.
 void read_events(RankSpool& s, std::vector<Event>& buffer, const std::function<void(const Event*, std::size_t)>& round) {
   const std::size_t round_size = buffer.size();
+  s.lost = s.foreign = 0;
+  if (s.cut) return;
+  // Events this rank cannot have written are dropped and counted lost: another rank's number, or
+  // (versions 1 to 4, raw records) all zeros (no real record is: MPI_Init's has peer -1; after a
+  // node crash, a buffered block may be missing, zeros, while later O_DIRECT blocks reached the
+  // disk). A block whose check passes can hold another rank's events too (a damaged block that
+  // happens to pass it, one copied from another rank's spool): info would refuse the file.
+  static constexpr Event kZero = [] {
+    Event z;
+    z.request = z.peer = z.tag = z.comm = z.iteration = 0;
+    return z;
+  }();
   const auto deliver = [&](std::size_t n) {
-    if (n == 0) return;
+    const auto kept = std::remove_if(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n), [&](const Event& e) {
+      const bool zero = s.header.version < 5 && std::memcmp(&e, &kZero, sizeof e) == 0;
+      const bool foreign = !zero && e.rank != s.header.rank;
+      s.foreign += foreign ? 1 : 0;
+      return zero || foreign;
+    });
+    const auto whole = static_cast<std::size_t>(kept - buffer.begin());
+    s.lost += static_cast<std::int64_t>(n - whole);
+    if (whole == 0) return;
     if (s.header.version >= 3) {  // raw ticks since tick0: seconds since t0, as in versions 1 and 2
       const TickMap& map = tick_map(s);
-      for (std::size_t k = 0; k < n; ++k) {
-        buffer[k].t_enter = stamp_seconds(map, s.header.tick0, buffer[k].t_enter) - s.header.t0;
-        buffer[k].t_exit = stamp_seconds(map, s.header.tick0, buffer[k].t_exit) - s.header.t0;
+      for (std::size_t k = 0; k < whole; ++k) {
+        buffer[k].t_enter = map.empty() ? kUnknown : stamp_seconds(map, s.header.tick0, buffer[k].t_enter) - s.header.t0;
+        buffer[k].t_exit = map.empty() ? kUnknown : stamp_seconds(map, s.header.tick0, buffer[k].t_exit) - s.header.t0;
       }
     }
-    round(buffer.data(), n);
+    round(buffer.data(), whole);
   };
   if (s.header.version >= 5) {
     detail::EventBlockReader blocks;
     if (!blocks.open(s.path.string(), s.data, s.header.version))
       throw InputError(fmt::format("{}: cannot read", s.path.string()));
     while (const std::size_t n = blocks.read(buffer.data(), round_size)) deliver(n);
-    s.lost = blocks.lost();
+    s.lost += blocks.lost();
     s.damaged_blocks = blocks.damaged_blocks();
     if (blocks.failed()) std::fprintf(stderr, "ripple trace recover: %s could not be read to its end\n", s.path.string().c_str());
     return;
   }
-  // A record this rank cannot have written: another rank's number, or all zeros (no real record
-  // is: MPI_Init's has peer -1). After a node crash, a buffered block may be missing (zeros) while
-  // later O_DIRECT blocks reached the disk; such records are dropped and counted as lost.
-  static constexpr Event kZero = [] {
-    Event z;
-    z.request = z.peer = z.tag = z.comm = z.iteration = 0;
-    return z;
-  }();
   detail::SpoolRecords records;
   if (!records.open(s.path.string(), s.data, sizeof(Event))) throw InputError(fmt::format("{}: cannot read", s.path.string()));
-  s.lost = 0;
-  while (const std::size_t n = records.read(buffer.data(), round_size)) {
-    const auto kept = std::remove_if(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n), [&](const Event& e) {
-      return e.rank != s.header.rank || std::memcmp(&e, &kZero, sizeof e) == 0;
-    });
-    const auto whole = static_cast<std::size_t>(kept - buffer.begin());
-    s.lost += static_cast<std::int64_t>(n - whole);
-    deliver(whole);
-  }
+  while (const std::size_t n = records.read(buffer.data(), round_size)) deliver(n);
   if (records.cut_off()) ++s.lost;
 }
 
@@ -215,26 +351,47 @@ struct CounterSpool {
   std::int64_t rows = 0;         // whole records, counted when it was read
 };
 
-CounterSpool read_counter_spool(const fs::path& path) {
+// The names a text gives as `trace info` reads them back from the file (its lines; HDF5's strings
+// lose trailing NULs): /counters/values must have as many columns.
+std::size_t name_lines(std::string text) {
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  const auto breaks = static_cast<std::size_t>(std::ranges::count(text, '\n'));
+  return breaks + (!text.empty() && text.back() != '\n' ? 1 : 0);
+}
+
+// Empty where it is cut short inside its header, names or status, or where its names are not as
+// many as its values (a damaged byte): said, and recovered as if it were not there.
+std::optional<CounterSpool> read_counter_spool(const fs::path& path, int ranks) {
   CounterSpool c;
-  std::ifstream in = open_spool(path, c.header, "RPLCNTRS", "counter spool");
+  std::optional<SpoolFile> in = open_spool(path, c.header, "RPLCNTRS", "counter spool");
   const auto& h = c.header;
-  if (h.version != 1 || h.values <= 0 || h.values > 4096 || h.names_bytes < 0 || h.status_bytes < 0 ||
-      h.names_bytes > (1 << 20) || h.status_bytes > (1 << 20) || h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
-    throw InputError(
-        fmt::format("{}: impossible counter spool header (version {}, {} values, rank {} of {}); this ripple reads version 1",
-                    path.string(), h.version, h.values, h.rank, h.ranks));
+  if (in && (h.version != 1 || h.values <= 0 || h.values > 4096 || h.names_bytes < 0 || h.status_bytes < 0 ||
+             h.names_bytes > (1 << 20) || h.status_bytes > (1 << 20) || h.ranks != ranks || h.rank < 0 || h.rank >= h.ranks))
+    throw InputError(fmt::format(
+        "{}: impossible counter spool header (version {}, {} values, rank {} of {}); this ripple reads version 1, for a run "
+        "of {} ranks",
+        path.string(), h.version, h.values, h.rank, h.ranks, ranks));
+  c.data = static_cast<std::int64_t>(sizeof h) + h.names_bytes + h.status_bytes;
+  if (!in || in->size() < static_cast<std::uintmax_t>(c.data)) {  // then nothing is allocated for what is not there
+    say_cut(path, "that rank's counter samples are missing");
+    return std::nullopt;
+  }
   c.names.resize(static_cast<std::size_t>(h.names_bytes));
   c.status.resize(static_cast<std::size_t>(h.status_bytes));
-  in.read(c.names.data(), h.names_bytes);
-  in.read(c.status.data(), h.status_bytes);
-  if (!in) throw InputError(fmt::format("{}: truncated counter spool header", path.string()));
+  const bool whole =
+      in->read(c.names.data(), c.names.size()) == c.names.size() && in->read(c.status.data(), c.status.size()) == c.status.size();
+  if (!whole) throw InputError(fmt::format("{}: changed while it was read", path.string()));
   c.path = path;
   c.record_bytes = sizeof(detail::CounterRecordHead) + 8 * static_cast<std::size_t>(h.values);
-  c.data = static_cast<std::int64_t>(sizeof h) + h.names_bytes + h.status_bytes;
   detail::SpoolRecords records;  // a cut-off last record is dropped
   if (!records.open(path, c.data, c.record_bytes)) throw InputError(fmt::format("{}: cannot read", path.string()));
   c.rows = records.records();
+  if (const std::size_t names = name_lines(c.names); names != static_cast<std::size_t>(h.values)) {
+    std::fprintf(stderr,
+                 "ripple trace recover: %s is damaged (%zu names for %d values): rank %d's %lld counter samples are dropped\n",
+                 path.string().c_str(), names, h.values, h.rank, static_cast<long long>(c.rows));
+    return std::nullopt;
+  }
   return c;
 }
 
@@ -262,19 +419,20 @@ H5Id create_rows(hid_t file, const char* name, hid_t type, hsize_t rows, hsize_t
   return H5Id(RIPPLE_H5_CHECK(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
 }
 
-// The side spools of one kind (`ext`), read by `read`, one per rank that has events (without them,
-// no clock offsets place its samples). A second one for a rank (a copy under another name) is
-// refused: the table would be sized for both and written for one.
+// The side spools of one kind (`ext`), read by `read` (empty: cut short or damaged, said), one per
+// rank that has an event spool (without it, no clock offsets place its samples). A second one for a
+// rank (a copy under another name) is refused: the table would be sized for both and written for one.
 template <class Spool, class Read>
 std::map<int, Spool> side_spools_by_rank(const fs::path& dir, const SpoolFiles& files, const char* ext, const char* kind,
                                          const std::map<int, RankSpool>& spools, Read&& read) {
   std::map<int, Spool> out;
   for (const fs::path& path : files.of(ext)) {
-    Spool spool = read(path);
-    const int rank = spool.header.rank;
+    std::optional<Spool> spool = read(path);
+    if (!spool) continue;
+    const int rank = spool->header.rank;
     if (!spools.contains(rank)) continue;
     if (out.contains(rank)) throw InputError(fmt::format("{}: two {} spools for rank {}", dir.string(), kind, rank));
-    out.emplace(rank, std::move(spool));
+    out.emplace(rank, std::move(*spool));
   }
   return out;
 }
@@ -283,9 +441,9 @@ std::map<int, Spool> side_spools_by_rank(const fs::path& dir, const SpoolFiles& 
 // read and written in rounds of 64 Ki samples, rank after rank, so that memory does not grow with
 // the spools.
 void write_recovered_counters(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools,
-                              std::map<int, RankSources>& sources) {
-  const std::map<int, CounterSpool> counters =
-      side_spools_by_rank<CounterSpool>(dir, files, ".counters", "counter", spools, read_counter_spool);
+                              int ranks, std::map<int, RankSources>& sources) {
+  const std::map<int, CounterSpool> counters = side_spools_by_rank<CounterSpool>(
+      dir, files, ".counters", "counter", spools, [&](const fs::path& path) { return read_counter_spool(path, ranks); });
   for (const auto& [r, c] : counters) sources[r].counters = c.status;
   std::int64_t total = 0;
   for (const auto& [r, c] : counters) total += c.rows;
@@ -348,80 +506,109 @@ struct SampleSpool {
   std::string status;
   fs::path path;
   std::int64_t data = 0;
+  std::int64_t rows = 0;  // whole records, counted when it was read
 };
 
-SampleSpool read_sample_spool(const fs::path& path) {
+// Empty where it is cut short inside its header or status: said, and recovered as if it were not there.
+std::optional<SampleSpool> read_sample_spool(const fs::path& path, int ranks) {
   SampleSpool s;
-  std::ifstream in = open_spool(path, s.header, "RPLSMPLS", "sample spool");
+  std::optional<SpoolFile> in = open_spool(path, s.header, "RPLSMPLS", "sample spool");
   const auto& h = s.header;
-  if (h.version < 1 || h.version > 2 || h.record_size != static_cast<std::int32_t>(sizeof(SampleRecord)) || h.status_bytes < 0 ||
-      h.status_bytes > (1 << 20) || h.ranks <= 0 || h.rank < 0 || h.rank >= h.ranks)
+  if (in && (h.version < 1 || h.version > 2 || h.record_size != static_cast<std::int32_t>(sizeof(SampleRecord)) ||
+             h.status_bytes < 0 || h.status_bytes > (1 << 20) || h.ranks != ranks || h.rank < 0 || h.rank >= h.ranks))
     throw InputError(
         fmt::format("{}: impossible sample spool header (version {}, {}-byte records, rank {} of {}); this ripple reads versions "
-                    "1 and 2 with {}",
-                    path.string(), h.version, h.record_size, h.rank, h.ranks, sizeof(SampleRecord)));
-  s.status.resize(static_cast<std::size_t>(h.status_bytes));
-  in.read(s.status.data(), h.status_bytes);
-  if (!in) throw InputError(fmt::format("{}: truncated sample spool header", path.string()));
-  s.path = path;
+                    "1 and 2 with {}, for a run of {} ranks",
+                    path.string(), h.version, h.record_size, h.rank, h.ranks, sizeof(SampleRecord), ranks));
   s.data = static_cast<std::int64_t>(sizeof h) + h.status_bytes;
+  if (!in || in->size() < static_cast<std::uintmax_t>(s.data)) {  // then nothing is allocated for what is not there
+    say_cut(path, "that rank's memory samples are missing");
+    return std::nullopt;
+  }
+  s.status.resize(static_cast<std::size_t>(h.status_bytes));
+  if (in->read(s.status.data(), s.status.size()) != s.status.size())
+    throw InputError(fmt::format("{}: changed while it was read", path.string()));
+  s.path = path;
+  detail::SpoolRecords records;
+  s.rows = records.open(s.path.string(), s.data, sizeof(SampleRecord)) ? records.records() : 0;
   return s;
+}
+
+// Whether a sample record can be the rank's: one naming another rank is damaged (trace info would
+// refuse the file, or the sample would go to the wrong rank), and so is one whose time no clock
+// gives (version 1's records are sorted by it).
+bool trusted(const SampleRecord& r, int rank) { return r.rank == rank && plausible_seconds(r.time); }
+
+// The trusted records of a sample spool, in rounds of at most `each` into `round`, given to `use`;
+// how many there were.
+template <class Use>
+std::int64_t read_samples(const SampleSpool& s, std::int64_t each, std::vector<SampleRecord>& round, Use&& use) {
+  detail::SpoolRecords in;
+  if (!in.open(s.path.string(), s.data, sizeof(SampleRecord))) throw InputError(fmt::format("{}: cannot read", s.path.string()));
+  std::int64_t kept = 0;
+  for (std::int64_t done = 0; done < s.rows;) {
+    round.resize(static_cast<std::size_t>(std::min(each, s.rows - done)));
+    if (in.read(round.data(), round.size()) != round.size())
+      throw InputError(fmt::format("{}: could not be read to its end", s.path.string()));
+    done += static_cast<std::int64_t>(round.size());
+    std::erase_if(round, [&](const SampleRecord& r) { return !trusted(r, s.header.rank); });
+    kept += static_cast<std::int64_t>(round.size());
+    use(round);
+  }
+  return kept;
 }
 
 // /samples as MPI_Finalize writes it, from the sample spools: times on rank 0's clock, losses
 // unknown (-1). Read and written in rounds of 64 Ki records, rank after rank, so that memory does
-// not grow with the spools. Version 2 records carry their iteration; version 1 records get it from
-// the rank's recovered iteration markers (MPI_Pcontrol events; version-1 sample spools come with
-// event spools of versions 1 to 3, whose calls are this build's), which needs the rank's records
-// sorted by time, in memory.
-void write_recovered_samples(hid_t file, const fs::path& dir, const SpoolFiles& files, const std::map<int, RankSpool>& spools,
-                             int ranks, std::map<int, RankSources>& sources) {
-  std::map<int, std::pair<SampleSpool, std::int64_t>> found;  // and its whole records, counted now
-  std::int64_t total = 0;
-  for (auto& [rank, s] : side_spools_by_rank<SampleSpool>(dir, files, ".samples", "sample", spools, read_sample_spool)) {
-    sources[rank].perf = s.status;
-    detail::SpoolRecords in;
-    const std::int64_t rows = in.open(s.path.string(), s.data, sizeof(SampleRecord)) ? in.records() : 0;
-    total += rows;
-    found.emplace(rank, std::make_pair(std::move(s), rows));
-  }
+// not grow with the spools: once to count the records it can trust, once to write them. Version 2
+// records carry their iteration; version 1 records get it from the rank's recovered iteration
+// markers (MPI_Pcontrol events; version-1 sample spools come with event spools of versions 1 to 3,
+// whose calls are this build's), which needs the rank's records sorted by time, in memory.
+void write_recovered_samples(hid_t file, const std::map<int, SampleSpool>& found, const std::map<int, RankSpool>& spools,
+                             int ranks) {
   if (found.empty()) return;
+  constexpr std::int64_t kRound = 1 << 16;
+  std::vector<SampleRecord> round;
+  std::map<int, std::int64_t> kept;
+  std::int64_t total = 0;
+  for (const auto& [rank, s] : found) {
+    const std::int64_t n = kept[rank] = read_samples(s, kRound, round, [](const std::vector<SampleRecord>&) {});
+    total += n;
+    if (n < s.rows)
+      std::fprintf(stderr,
+                   "ripple trace recover: %s: %lld of its %lld memory samples name another rank or a time no clock gives "
+                   "(damaged): dropped\n",
+                   s.path.string().c_str(), static_cast<long long>(s.rows - n), static_cast<long long>(s.rows));
+  }
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_attribute(group.get(), "status", found.begin()->second.first.status);
+  write_attribute(group.get(), "status", found.begin()->second.status);
   write_attribute(group.get(), "level_names", level_names_text());
   write_attribute(group.get(), "recovered",
                   std::string("every sample drained before the run died (at least every 0.1 s), from the sample spools; "
                               "losses in the kernel's ring buffer are unknown (-1)"));
   H5Id type = sample_h5_type();
   H5Id ds = create_rows(file, schema::kSamples, type.get(), static_cast<hsize_t>(total));
-  std::vector<SampleRecord> round;
-  hsize_t at = 0;
-  for (auto& [rank, spool] : found) {
-    const auto& [s, rows] = spool;
+  std::int64_t at = 0;
+  for (const auto& [rank, s] : found) {
     const RankSpool& events = spools.at(rank);
-    detail::SpoolRecords in;
-    if (!in.open(s.path.string(), s.data, sizeof(SampleRecord)))
-      throw InputError(fmt::format("{}: cannot read", s.path.string()));
-    const std::int64_t each = s.header.version == 1 ? rows : std::int64_t{1} << 16;
-    for (std::int64_t done = 0; done < rows;) {
-      round.resize(static_cast<std::size_t>(std::min(each, rows - done)));
-      if (in.read(round.data(), round.size()) != round.size())
-        throw InputError(fmt::format("{}: could not be read to its end", s.path.string()));
+    const std::int64_t end = at + kept.at(rank);  // its rows: never beyond them, should the spool change meanwhile
+    read_samples(s, s.header.version == 1 ? s.rows : kRound, round, [&](std::vector<SampleRecord>& records) {
       if (s.header.version == 1) {
         const auto& marks = events.marks;  // on the rank's own clock, like the records
-        std::sort(round.begin(), round.end(), [](const SampleRecord& a, const SampleRecord& b) { return a.time < b.time; });
+        std::ranges::sort(records, {}, &SampleRecord::time);
         std::size_t m = 0;
         std::int32_t iteration = -1;
-        for (SampleRecord& r : round) {
+        for (SampleRecord& r : records) {
           while (m < marks.size() && marks[m].first <= r.time) iteration = marks[m++].second;
           r.iteration = iteration;
         }
       }
-      for (SampleRecord& r : round) r.time = events.to_root(r.time);
-      write_rows(ds.get(), type.get(), at, round.data(), round.size());
-      at += round.size();
-      done += static_cast<std::int64_t>(round.size());
-    }
+      for (SampleRecord& r : records) r.time = events.to_root(r.time);
+      const auto n = std::min(static_cast<std::int64_t>(records.size()), end - at);
+      write_rows(ds.get(), type.get(), static_cast<hsize_t>(at), records.data(), static_cast<hsize_t>(n));
+      at += n;
+    });
+    if (at != end) throw InputError(fmt::format("{}: changed while it was read", s.path.string()));
   }
   const std::vector<std::int64_t> unknown(static_cast<std::size_t>(ranks), -1);
   for (const char* name : {schema::kSamplesLost, schema::kSamplesDropped})
@@ -431,15 +618,19 @@ void write_recovered_samples(hid_t file, const fs::path& dir, const SpoolFiles& 
 // A rank's placement spool: where it ran, its node's hwloc XML (node leaders) and hwloc's status.
 struct PlacementSpool {
   int rank = 0;
-  bool cut = false;  // cut short (the rank was killed while writing it, in MPI_Init): said, not used
   Placement me;
   std::string xml, status;
 };
 
-// Throws on a damaged header.
-PlacementSpool read_placement_spool(const fs::path& path, int ranks) {
+// Throws on a damaged header; empty where it is cut short (the rank was killed while writing it, in
+// MPI_Init): said, not used.
+std::optional<PlacementSpool> read_placement_spool(const fs::path& path, int ranks) {
   detail::PlacementSpoolHeader h;
-  std::ifstream in = open_spool(path, h, "RPLPLACE", "placement spool");
+  std::optional<SpoolFile> in = open_spool(path, h, "RPLPLACE", "placement spool");
+  if (!in) {
+    say_cut(path, "that rank's placement is missing");
+    return std::nullopt;
+  }
   if (h.version != 1 || h.record_size != static_cast<std::int32_t>(sizeof(Placement)) || h.ranks != ranks || h.rank < 0 ||
       h.rank >= ranks || h.xml_bytes < 0 || h.xml_bytes > (std::int64_t{1} << 30) || h.status_bytes < 0)
     throw InputError(fmt::format(
@@ -450,19 +641,17 @@ PlacementSpool read_placement_spool(const fs::path& path, int ranks) {
   p.rank = h.rank;
   const auto whole = static_cast<std::uintmax_t>(sizeof h + sizeof p.me) + static_cast<std::uintmax_t>(h.xml_bytes) +
                      static_cast<std::uintmax_t>(h.status_bytes);
-  p.cut = fs::file_size(path) < whole;  // then nothing is allocated for what is not there
-  if (!p.cut) {
+  bool cut = in->size() < whole;  // then nothing is allocated for what is not there
+  if (!cut) {
     p.xml.resize(static_cast<std::size_t>(h.xml_bytes));
     p.status.resize(static_cast<std::size_t>(h.status_bytes));
-    in.read(reinterpret_cast<char*>(&p.me), sizeof p.me);
-    in.read(p.xml.data(), static_cast<std::streamsize>(p.xml.size()));
-    in.read(p.status.data(), static_cast<std::streamsize>(p.status.size()));
+    cut = in->read(&p.me, sizeof p.me) != sizeof p.me || in->read(p.xml.data(), p.xml.size()) != p.xml.size() ||
+          in->read(p.status.data(), p.status.size()) != p.status.size();
   }
-  p.cut = p.cut || !in;
-  if (p.cut) {
+  if (cut) {
     std::fprintf(stderr, "ripple trace recover: %s is cut short: rank %d's placement is missing\n", path.string().c_str(),
                  h.rank);
-    return p;
+    return std::nullopt;
   }
   p.me.host[sizeof p.me.host - 1] = '\0';  // never trust a file's strings to be terminated
   p.me.binding[sizeof p.me.binding - 1] = '\0';
@@ -478,9 +667,10 @@ void write_recovered_placement(hid_t file, const fs::path& dir, const SpoolFiles
                                std::map<int, RankSources>& sources) {
   std::map<int, PlacementSpool> found;
   for (const fs::path& path : files.of(".placement")) {
-    PlacementSpool p = read_placement_spool(path, ranks);
-    if (found.contains(p.rank)) throw InputError(fmt::format("{}: two placement spools for rank {}", dir.string(), p.rank));
-    if (!p.cut) found.emplace(p.rank, std::move(p));
+    std::optional<PlacementSpool> p = read_placement_spool(path, ranks);
+    if (!p) continue;
+    if (found.contains(p->rank)) throw InputError(fmt::format("{}: two placement spools for rank {}", dir.string(), p->rank));
+    found.emplace(p->rank, std::move(*p));
   }
   for (const auto& [r, p] : found) sources[r].hwloc = p.status + " (recovered from the placement spools)";
   if (found.empty()) return;
@@ -539,6 +729,31 @@ void write_recovered_sources(hid_t file, int ranks, const std::map<int, RankSour
   }
 }
 
+// A rank count that one file alone gives may be a damaged one (a flipped bit makes 2 ranks 2^21 + 2),
+// and the per-rank tables are sized by it: beyond kLoneRanks, where a single event spool gives it,
+// one of the side spools (their headers keep the run's rank count too) must say the same.
+constexpr int kLoneRanks = 4096;
+
+template <class Header>
+bool says_ranks(const fs::path& path, int ranks) {
+  const Header expected;
+  Header h;
+  try {
+    return open_spool(path, h, expected.magic, "spool") && h.ranks == ranks;
+  } catch (const InputError&) {
+    return false;  // not one, or unreadable: said when it is read
+  }
+}
+
+bool confirmed_ranks(const SpoolFiles& files, int ranks) {
+  if (ranks <= kLoneRanks) return true;
+  const auto any = [&](const char* kind, auto says) {
+    return std::ranges::any_of(files.of(kind), [&](const fs::path& p) { return says(p, ranks); });
+  };
+  return any(".clock", says_ranks<detail::ClockSpoolHeader>) || any(".counters", says_ranks<detail::CounterSpoolHeader>) ||
+         any(".samples", says_ranks<detail::SampleSpoolHeader>) || any(".placement", says_ranks<detail::PlacementSpoolHeader>);
+}
+
 }  // namespace
 
 int recover(const std::string& input, const std::string& output) {
@@ -547,24 +762,48 @@ int recover(const std::string& input, const std::string& output) {
   if (!fs::is_directory(dir))
     throw InputError(fmt::format("{}: neither a spool directory nor a trace with a .spool beside it", input));
   std::map<int, RankSpool> spools;
+  std::vector<RankSpool> headerless;  // cut short inside their header: placed once the run's rank count is known
   int ranks = -1;
   const SpoolFiles files(dir);
   for (const fs::path& path : files.of(".bin")) {
-    RankSpool s = read_spool(path);
-    if (ranks >= 0 && s.header.ranks != ranks)
+    std::optional<RankSpool> s = read_spool(path);
+    if (!s) continue;
+    if (s->header.ranks == 0) {
+      headerless.push_back(std::move(*s));
+      continue;
+    }
+    if (ranks >= 0 && s->header.ranks != ranks)
       throw InputError(
-          fmt::format("{}: spools disagree on the number of ranks ({} and {})", dir.string(), ranks, s.header.ranks));
-    ranks = s.header.ranks;
+          fmt::format("{}: spools disagree on the number of ranks ({} and {})", dir.string(), ranks, s->header.ranks));
+    ranks = s->header.ranks;
+    if (spools.contains(s->header.rank))
+      throw InputError(fmt::format("{}: two spools for rank {}", dir.string(), s->header.rank));
+    spools.emplace(s->header.rank, std::move(*s));
+  }
+  if (spools.empty() && files.of(".bin").empty()) throw InputError(fmt::format("{}: no rank-*.bin spool files", dir.string()));
+  if (spools.empty())
+    throw InputError(fmt::format("{}: no rank-*.bin spool has a whole header: nothing to recover", dir.string()));
+  if (spools.size() == 1 && !confirmed_ranks(files, ranks))
+    throw InputError(
+        fmt::format("{}: its header gives the run {} ranks, and no other spool says so (a damaged header?): "
+                    "refused, beyond {} ranks a second spool of the run must confirm the count",
+                    spools.begin()->second.path.string(), ranks, kLoneRanks));
+  for (RankSpool& s : headerless) {
+    if (s.header.rank >= ranks) {
+      std::fprintf(stderr, "ripple trace recover: %s names rank %d, not one of the run's %d: ignored\n", s.path.string().c_str(),
+                   s.header.rank, ranks);
+      continue;
+    }
     if (spools.contains(s.header.rank)) throw InputError(fmt::format("{}: two spools for rank {}", dir.string(), s.header.rank));
+    s.header.ranks = ranks;
     spools.emplace(s.header.rank, std::move(s));
   }
-  if (spools.empty()) throw InputError(fmt::format("{}: no rank-*.bin spool files", dir.string()));
   // Each event's `call` indexes the call list of the build that recorded it: the spools keep it
   // (version 4), older ones are read with this build's.
   std::string call_names;
   int with_names = 0, without = 0;
   for (const auto& [rank, s] : spools) {
-    if (s.names_cut) {
+    if (s.cut) {
       std::fprintf(stderr, "ripple trace recover: rank %d's spool ends inside its header: no events of it to recover\n", rank);
       continue;
     }
@@ -586,12 +825,14 @@ int recover(const std::string& input, const std::string& output) {
   std::int64_t total = 0;
   const auto pcontrol = static_cast<std::int32_t>(Call::MPI_Pcontrol);  // version-1 samples: this build's calls
   std::vector<Event> buffer(1 << 16);                                   // a round of events
+  std::map<int, RankSources> sources;                                   // of the ranks with side spools
+  const std::map<int, SampleSpool> samples = side_spools_by_rank<SampleSpool>(
+      dir, files, ".samples", "sample", spools, [&](const fs::path& path) { return read_sample_spool(path, ranks); });
   // Iteration markers are kept only for ranks whose sample spool is of version 1, whose records get
   // their iterations from them: otherwise memory would grow with every rank's markers.
-  for (const fs::path& path : files.of(".samples")) {
-    const SampleSpool samples = read_sample_spool(path);
-    if (const auto it = spools.find(samples.header.rank); it != spools.end() && samples.header.version == 1)
-      it->second.needs_marks = true;
+  for (const auto& [rank, s] : samples) {
+    sources[rank].perf = s.status;
+    spools.at(rank).needs_marks = s.header.version == 1;
   }
   for (int r = 0; r < ranks; ++r) {
     offset[static_cast<std::size_t>(r)] = total;
@@ -609,6 +850,10 @@ int recover(const std::string& input, const std::string& output) {
     // The blocks' gaps, and with the stream's count what failed writes lost at its end too.
     const std::int64_t rank_lost = detail::stream_lost(s.numbered, s.events, s.lost);
     lost[static_cast<std::size_t>(r)] = rank_lost;
+    if (s.foreign > 0)
+      std::fprintf(stderr,
+                   "ripple trace recover: rank %d: %lld events of its spool name another rank (damaged): dropped, counted lost\n",
+                   r, static_cast<long long>(s.foreign));
     if (s.damaged_blocks > 0)
       std::fprintf(stderr,
                    "ripple trace recover: rank %d: %lld of its event blocks skipped (never written, damaged or repeated), %lld "
@@ -623,7 +868,10 @@ int recover(const std::string& input, const std::string& output) {
                    "ripple trace recover: rank %d's spool does not say how many events its writes lost (an older build's, or "
                    "its header blocks are cut short): its /ranks/lost is -1 (unknown)\n",
                    r);
-    if (s.events > 0) last_wall[static_cast<std::size_t>(r)] = s.header.wall_start + s.last_t_exit;
+    // A wall-clock start no clock gives (a damaged header) leaves the time unknown.
+    if (s.events > 0)
+      last_wall[static_cast<std::size_t>(r)] =
+          plausible_seconds(s.header.wall_start) ? s.header.wall_start + s.last_t_exit : kUnknown;
   }
 
   const std::string out =
@@ -682,7 +930,6 @@ int recover(const std::string& input, const std::string& output) {
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
   write_attribute(file.get(), "call_names", call_names);
   H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  std::map<int, RankSources> sources;  // of the ranks with side spools
   write_recovered_placement(file.get(), dir, files, ranks, sources);
   const auto n = static_cast<hsize_t>(ranks);
   write_dataset(file.get(), sc::kRankOffset, H5T_NATIVE_INT64, offset.data(), n);
@@ -714,8 +961,8 @@ int recover(const std::string& input, const std::string& output) {
       throw InputError(fmt::format("{}: changed while it was read ({} events, then {})", s.path.string(), s.events, done));
   }
   events.reset();
-  write_recovered_counters(file.get(), dir, files, spools, sources);
-  write_recovered_samples(file.get(), dir, files, spools, ranks, sources);
+  write_recovered_counters(file.get(), dir, files, spools, ranks, sources);
+  write_recovered_samples(file.get(), samples, spools, ranks);
   write_recovered_sources(file.get(), ranks, sources);
   // Closed here, every object of it first (HDF5 closes a file with objects still open only when the
   // last of them goes, and an error then would be lost): a failed close is a failed recover.

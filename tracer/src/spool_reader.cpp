@@ -15,10 +15,12 @@ bool SpoolRecords::open(const std::string& path, std::int64_t data_offset, std::
   record_ = record_bytes > 0 ? record_bytes : 1;
   cut_off_bytes_ = 0;
   cut_off_ = failed_ = false;
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Without blocking, and regular files only: a FIFO (or a device) named like a spool would block
+  // the open, or every read, for ever. O_NONBLOCK does nothing to a regular file's reads.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) return false;
   struct stat st {};
-  if (::fstat(fd_, &st) != 0 || ::lseek(fd_, data_offset, SEEK_SET) != data_offset) {
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || ::lseek(fd_, data_offset, SEEK_SET) != data_offset) {
     close();
     return false;
   }
@@ -124,7 +126,7 @@ std::int64_t read_stream_count(const std::string& path, const SpoolHeader& heade
   // Where the header or its names would overlap it, it is not one.
   if (header.stream_count != 1 || header.names_bytes < 0 || at < static_cast<std::int64_t>(sizeof header) + header.names_bytes)
     return -1;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // as SpoolRecords::open, never blocking
   if (fd < 0) return -1;
   const bool whole = ::pread(fd, &count, sizeof count, at) == static_cast<ssize_t>(sizeof count);
   ::close(fd);

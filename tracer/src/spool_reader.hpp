@@ -22,7 +22,8 @@ public:
   SpoolRecords& operator=(const SpoolRecords&) = delete;
   ~SpoolRecords() { close(); }
 
-  // Opens `path` for records of `record_bytes` from byte `data_offset` on. False if it cannot.
+  // Opens `path` for records of `record_bytes` from byte `data_offset` on. False if it cannot, or if
+  // it is not a regular file.
   bool open(const std::string& path, std::int64_t data_offset, std::size_t record_bytes);
   // Up to `max` whole records into `out` (max * record_bytes bytes); fewer only at the file's end,
   // or where a read failed (failed(): none are returned after that).
