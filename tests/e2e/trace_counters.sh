@@ -142,6 +142,9 @@ s, c = f["/samples/records"]["rank"], f["/counters/rank"][:]
 for r in d["per_rank"]:
     assert r["memory_samples"] == (s == r["rank"]).sum() > 300 and r["counter_samples"] == (c == r["rank"]).sum() == 5, r
 PY
+# The text form says the same per rank (before: memory samples only, though documented with both).
+"$RIPPLE_BIN" trace info faults.h5 > faults_info.txt && [ "$(grep -c '^rank [01]: .* memory samples, 5 counter samples' faults_info.txt)" -eq 2 ] \
+  && pass "trace info (text): counter samples per rank" || fail "trace info text: $(grep '^rank' faults_info.txt)"
 # The hybrid case: threads started after MPI_Init (OpenMP workers, say) are sampled too, through
 # an inherited event per CPU of the rank's binding, each sample with its thread's id; the tracer's
 # own thread is not (it starts before the sampler; --flush-seconds 0.05 makes it busy meanwhile).

@@ -93,6 +93,26 @@ TEST(PerfDecoder, SamplesLostUnknownAndWrapAround) {
   }
 }
 
+// PERF_RECORD_LOST_SAMPLES {header; u64 lost}: samples the PMU took (PEBS) that the kernel dropped;
+// they were skipped as an unknown record, and the rank said it lost none.
+TEST(PerfDecoder, LostSamplesRecordsCountAsLost) {
+  Ring ring(256, 0);
+  ring.sample(make(1));
+  ring.header(PERF_RECORD_LOST_SAMPLES, 16);
+  ring.put(std::uint64_t{5});
+  ring.header(PERF_RECORD_LOST, 24);
+  ring.put(std::uint64_t{7});  // id
+  ring.put(std::uint64_t{2});  // lost
+  ring.sample(make(2));
+  std::vector<MemorySample> got;
+  const DrainResult r = drain_ring(ring.data.data(), ring.data.size(), 0, ring.head, kMemorySampleType, &collect, &got);
+  EXPECT_FALSE(r.corrupt);
+  EXPECT_EQ(r.samples, 2u);
+  EXPECT_EQ(r.lost, 7u);
+  EXPECT_EQ(r.unknown, 0u);
+  EXPECT_EQ(r.consumed, ring.head);
+}
+
 TEST(PerfDecoder, StopsAtACorruptHeaderAndAtAPartialRecord) {
   Ring ring(256, 0);
   ring.sample(make(1));

@@ -45,6 +45,20 @@ int open_software_event(std::uint64_t config, std::string& why) {
   return fd;
 }
 
+// An uncore counter's value (read_format: value, time enabled, time running), scaled up where the
+// kernel multiplexed it (more events on the PMU than it has counters: a longer RIPPLE_UNCORE_EVENTS,
+// or another tool's events on the same memory controller); the raw value would undercount unseen.
+// -1 if unreadable, or never scheduled while enabled.
+std::int64_t scaled_uncore_value(int fd) {
+  std::uint64_t v[3] = {0, 0, 0};
+  if (::read(fd, v, sizeof v) != static_cast<ssize_t>(sizeof v)) return -1;
+  const std::uint64_t value = v[0], enabled = v[1], running = v[2];
+  if (running == 0) return enabled == 0 ? static_cast<std::int64_t>(value) : -1;
+  if (running >= enabled) return static_cast<std::int64_t>(value);
+  return static_cast<std::int64_t>(static_cast<long double>(value) * static_cast<long double>(enabled) /
+                                   static_cast<long double>(running));
+}
+
 }  // namespace
 
 std::vector<std::string> default_counter_events() { return {"PAPI_LD_INS", "PAPI_L1_DCM", "PAPI_TOT_CYC", "PAPI_L3_LDM"}; }
@@ -110,7 +124,13 @@ int Counters::papi_set_for(int component, std::string& why) {
 void Counters::start(const std::vector<std::string>& names) {
   std::string papi_problem;
 #ifdef RIPPLE_HAVE_PAPI
-  if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT) papi_problem = "PAPI_library_init failed";
+  // A positive result is the version of the libpapi found, which is not the papi.h built against.
+  if (const int rc = PAPI_library_init(PAPI_VER_CURRENT); rc != PAPI_VER_CURRENT)
+    papi_problem = rc > 0 ? "PAPI_library_init: libpapi is version " + std::to_string(PAPI_VERSION_MAJOR(rc)) + "." +
+                                std::to_string(PAPI_VERSION_MINOR(rc)) + ", this tracer was built with papi.h " +
+                                std::to_string(PAPI_VERSION_MAJOR(PAPI_VER_CURRENT)) + "." +
+                                std::to_string(PAPI_VERSION_MINOR(PAPI_VER_CURRENT))
+                          : std::string("PAPI_library_init: ") + PAPI_strerror(rc);
 #else
   papi_problem = "this tracer was built without PAPI (libpapi-dev)";
 #endif
@@ -203,6 +223,7 @@ void Counters::start_uncore(const std::vector<std::string>& events, bool socket_
         attr.config = c.event.config[0];
         attr.config1 = c.event.config[1];
         attr.config2 = c.event.config[2];
+        attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;  // scaled_uncore_value
         const int fd = perf_open(attr, -1, c.cpu, -1);
         if (fd < 0) {
           st.how = "perf_event_open(" + c.pmu + ", cpu " + std::to_string(c.cpu) + ") failed: " + std::strerror(errno) +
@@ -244,7 +265,7 @@ void Counters::read(std::int64_t* out) {
     } else if (!src.uncore_fds.empty()) {
       std::int64_t sum = 0;
       for (const int fd : src.uncore_fds) {
-        const std::int64_t v = value_of(fd);
+        const std::int64_t v = scaled_uncore_value(fd);
         if (v < 0) {
           sum = -1;
           break;

@@ -9,6 +9,7 @@ namespace {
 
 constexpr std::uint32_t kRecordLost = 2;
 constexpr std::uint32_t kRecordSample = 9;
+constexpr std::uint32_t kRecordLostSamples = 13;  // samples the PMU took but the kernel could not attribute (PEBS)
 
 // Copies n bytes at ring offset `at` (wrapping) into out.
 void ring_copy(const std::uint8_t* data, std::uint64_t size, std::uint64_t at, void* out, std::uint64_t n) {
@@ -79,6 +80,10 @@ DrainResult drain_ring(const std::uint8_t* data, std::uint64_t size, std::uint64
     } else if (h.type == kRecordLost && body_size >= 16) {
       std::uint64_t lost = 0;
       std::memcpy(&lost, body + 8, sizeof lost);  // {u64 id; u64 lost}
+      result.lost += lost;
+    } else if (h.type == kRecordLostSamples && body_size >= 8) {
+      std::uint64_t lost = 0;
+      std::memcpy(&lost, body, sizeof lost);  // {u64 lost}
       result.lost += lost;
     } else {
       ++result.unknown;

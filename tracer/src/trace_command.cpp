@@ -46,6 +46,9 @@ std::string library_path() {
   return RIPPLE_TRACE_BUILD_LIBRARY;
 }
 
+// The library's largest sample period (RIPPLE_TRACE_SAMPLE_PERIOD in recorder.cpp).
+constexpr std::uint64_t kMostSamplePeriod = 1'000'000'000'000'000;
+
 struct Sampling {
   std::string event = "auto";
   std::uint64_t period = 4000, ldlat = 30;
@@ -197,8 +200,9 @@ int info(const std::string& path, bool json) {
     std::printf("%-*s %12lld %14.6f %16lld\n", width, name.c_str(), static_cast<long long>(s.count), s.seconds,
                 static_cast<long long>(s.bytes));
   for (int r = 0; r < t.ranks(); ++r) {
-    std::printf("\nrank %d: %zu iterations seen, %lld memory samples", r, iterations[static_cast<std::size_t>(r)].size(),
-                static_cast<long long>(samples[static_cast<std::size_t>(r)]));
+    std::printf("\nrank %d: %zu iterations seen, %lld memory samples, %lld counter samples", r,
+                iterations[static_cast<std::size_t>(r)].size(), static_cast<long long>(samples[static_cast<std::size_t>(r)]),
+                static_cast<long long>(counter_rows[static_cast<std::size_t>(r)]));
     if (!t.placement().empty()) {
       const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
       std::printf("; host %s (node %d), bound to CPUs %s, ran on core %d, package %d, NUMA node %d", p.host, p.node, p.binding,
@@ -281,6 +285,19 @@ int trace_main(int argc, char** argv) {
     launching = true;                               // once per rank under the launcher, before MPI: rank 0 speaks for all
     if (!(buffer_mib > 0) || !(flush_seconds > 0))  // NaN too
       throw InputError("ripple trace: --buffer-mib and --flush-seconds must be positive");
+    // The library replaces a setting outside these ranges by its default (env_number in
+    // recorder.cpp): refused here, before the run, rather than a run with a value not asked for.
+    if (buffer_mib < 1.0 / 1024 || buffer_mib > 1 << 30)
+      throw InputError(fmt::format("ripple trace: --buffer-mib {} is not from 1/1024 to 2^30", buffer_mib));
+    if (flush_seconds < 1e-6) throw InputError(fmt::format("ripple trace: --flush-seconds {} is below 1e-6", flush_seconds));
+    if (sampling.period > kMostSamplePeriod)
+      throw InputError(fmt::format("ripple trace: --sample-period {} is beyond {}", sampling.period, kMostSamplePeriod));
+    // Without --, CLI11 takes the program's own options (-o, --samples, ...) as ripple trace's and
+    // runs the program without them.
+    const auto dashes = std::find_if(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--"; });
+    if (!command.empty() && (dashes == argv + argc || std::vector<std::string>(dashes + 1, argv + argc) != command))
+      throw InputError(
+          fmt::format("ripple trace: put -- before the program ('{}'): ripple trace [options] -- ./app args", command.front()));
     return launch(output, buffer_mib, flush_seconds, sampling, command);
   } catch (const Error& e) {
     if (!launching || launcher_rank() == 0) std::fprintf(stderr, "ripple: error: %s\n", e.what());

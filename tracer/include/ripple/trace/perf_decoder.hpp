@@ -1,8 +1,8 @@
 #pragma once
 // Decoding of perf_event_open ring buffers for precise memory-load sampling (Intel PEBS load
 // latency, AMD IBS op): PERF_RECORD_SAMPLE records with IP, TID, TIME, ADDR, CPU, WEIGHT and
-// DATA_SRC, PERF_RECORD_LOST, and anything else skipped by its header size. Pure and allocation-free,
-// so it can run where samples are drained; unit-tested on byte-exact synthetic buffers.
+// DATA_SRC, PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES, and anything else skipped by its header size. Pure and
+// allocation-free, so it can run where samples are drained; unit-tested on byte-exact synthetic buffers.
 #include <cstdint>
 #include <string>
 
@@ -55,7 +55,7 @@ std::string level_names_text();
 
 struct DrainResult {
   std::uint64_t samples = 0;
-  std::uint64_t lost = 0;      // from PERF_RECORD_LOST records
+  std::uint64_t lost = 0;      // from PERF_RECORD_LOST (ring full) and PERF_RECORD_LOST_SAMPLES records
   std::uint64_t unknown = 0;   // other record types, skipped
   std::uint64_t consumed = 0;  // bytes: the new tail is tail + consumed
   bool corrupt = false;        // a header with an impossible size: draining stopped there
