@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -359,8 +360,16 @@ bool size_limits_allow(const State& s, std::int64_t need) {
 bool write(State& s) {
   // Every event's times onto rank 0's clock, seconds since rank 0's start.
   const ClockModel clock(s.sync_start, s.sync_end);
-  // Events carry raw ticks since tick0 (recorder.hpp): the clock's map makes them seconds.
-  const TickMap ticks(clock_pieces(s));
+  // Events carry raw ticks since tick0 (recorder.hpp): the clock's map makes them seconds. This
+  // rank's own preparation (the map, its sources) is agreed on like every later step: a rank that
+  // failed here (out of memory) would otherwise leave the others waiting in the first collective.
+  std::optional<TickMap> clock_map;
+  std::string sources;
+  agreed([&] {
+    clock_map.emplace(clock_pieces(s));
+    sources = sources_of(s);
+  });
+  const TickMap& ticks = *clock_map;
   const auto seconds = [&](double t) { return stamp_seconds(ticks, s.tick0, t); };
   const auto to_global = [&](Event& e) {
     e.t_enter = clock.to_global(seconds(e.t_enter)) - s.t0_root;
@@ -393,7 +402,6 @@ bool write(State& s) {
   PMPI_Allreduce(&lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
   // What the file will hold: events, memory samples, counter rows, topology, sources (metadata: in the margin).
-  const std::string sources = sources_of(s);
   const std::size_t width = sources_width(sources);
   std::int64_t file_bytes = static_cast<std::int64_t>(sizeof(Event)) * total +
                             static_cast<std::int64_t>(sizeof(SampleRecord)) *
