@@ -581,6 +581,94 @@ PY
 else
   fail "damaged clock values: rc $? $(cat badtime.txt)"
 fi
+# A damaged t0 in an event spool's header (rank 2: inf, rank 3: 1e300): the ranks' times are
+# unknown, and so is their last event's wall-clock time, which versions 3 on count from t0. Before,
+# /ranks/last_event_wall_time held -inf and -1e300.
+rm -rf badt0.spool && cp -r crash.h5.spool badt0.spool
+/usr/bin/python3 - badt0.spool <<'PY' || fail "damaging t0"
+import struct, sys
+for rank, value in ((2, float("inf")), (3, 1e300)):
+    with open(f"{sys.argv[1]}/rank-00000{rank}.bin", "r+b") as f:
+        f.seek(24)  # SpoolHeader.t0
+        f.write(struct.pack("<d", value))
+PY
+if recovered badt0; then
+  /usr/bin/python3 - crash.h5 badt0.h5 <<'PY' && pass "a damaged t0: the rank's times and last wall-clock time unknown (NaN)" || fail "damaged t0"
+import sys
+import numpy as np
+from trace_file import Trace
+a, b = Trace(sys.argv[1]), Trace(sys.argv[2])
+last = b.file["/ranks/last_event_wall_time"][:]
+assert np.isnan(last[[2, 3]]).all() and (last[:2] == a.file["/ranks/last_event_wall_time"][:2]).all(), last
+assert (b.count == a.count).all() and np.isnan(b.rank(2)["t_enter"]).all() and np.isnan(b.rank(3)["t_exit"]).all()
+PY
+else
+  fail "damaged t0: rc $? $(cat badt0.txt)"
+fi
+# Spools of version 2 (raw events, times in seconds since t0: here the real ones rewritten so) with
+# times no clock gives, an infinite exit and an enter of -1e308 on each rank: those times are
+# unknown (NaN), the events kept. Before, recover wrote them as they were and trace info refused
+# the file (an infinite time).
+rm -rf v2times.spool && cp -r crash.h5.spool v2times.spool
+/usr/bin/python3 - v2times.spool <<'PY' || fail "writing version-2 spools with damaged times"
+import glob, struct, sys
+from spool_blocks import rewrite_raw
+for path in glob.glob(sys.argv[1] + "/rank-*.bin"):
+    rewrite_raw(path, 3)
+    with open(path, "r+b") as f:
+        f.seek(8)
+        f.write(struct.pack("<i", 2))  # version 2: the raw ticks are read as seconds since t0
+        f.seek(64)
+        data = struct.unpack("<q", f.read(8))[0]  # SpoolHeader.data_offset
+        f.seek(data + 88 * 5 + 8)  # the sixth event's t_exit
+        f.write(struct.pack("<d", float("inf")))
+        f.seek(data + 88 * 6)  # the seventh's t_enter
+        f.write(struct.pack("<d", -1e308))
+PY
+if recovered v2times; then
+  /usr/bin/python3 - crash.h5 v2times.h5 <<'PY' && pass "version-2 times no clock gives: unknown (NaN), the events kept" || fail "version-2 damaged times"
+import sys
+import numpy as np
+from trace_file import Trace
+a, b = Trace(sys.argv[1]), Trace(sys.argv[2])
+assert (b.count == a.count).all(), (a.count, b.count)
+for r in range(4):
+    e = b.rank(r)
+    assert np.isnan(e["t_exit"][5]) and np.isnan(e["t_enter"][6]), r
+    assert np.isnan(e["t_enter"]).sum() == 1 and np.isnan(e["t_exit"]).sum() == 1, r
+PY
+else
+  fail "version-2 damaged times: rc $? $(cat v2times.txt)"
+fi
+# A flipped bit of a sample spool's status length (bit 16) takes 64 KiB of its records into its
+# status: /ranks/sources was written with rows wider than trace info reads (64 KiB), and info
+# refused the file. That status is said and replaced by unknown; the other ranks' stay.
+rm -rf widestatus.spool && cp -r crash.h5.spool widestatus.spool
+/usr/bin/python3 - widestatus.spool/rank-000001.samples <<'PY' || fail "widening a sample spool's status"
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+status = struct.unpack_from("<i", b, 24)[0]
+records = b[32 + status :]
+assert len(records) >= 64, len(records)
+while len(b) < 200000:  # a longer run's spool
+    b += records
+struct.pack_into("<i", b, 24, status ^ (1 << 16))  # SampleSpoolHeader.status_bytes
+open(sys.argv[1], "wb").write(b)
+PY
+if recovered widestatus; then
+  /usr/bin/python3 - crash.h5 widestatus.h5 widestatus.txt <<'PY' && pass "a damaged sample spool's 64 KiB status: said, its status unknown" || fail "a damaged status length: $(cat widestatus.txt)"
+import json, sys
+import h5py
+a, b, said = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r"), open(sys.argv[3]).read()
+assert "rank 1's sample spool gives a status of" in said and "too long for /ranks/sources (damaged)" in said, said
+rows = [json.loads(r) for r in b["/ranks/sources"][:]]
+assert rows[1]["perf"].startswith("unknown (a damaged status of"), rows[1]["perf"][:80]
+assert [r["perf"] for r in rows[::2]] == [json.loads(r)["perf"] for r in a["/ranks/sources"][::2]]
+assert b["/ranks/sources"].dtype.itemsize <= 1 << 16
+PY
+else
+  fail "a damaged status length: rc $? $(cat widestatus.txt)"
+fi
 # A FIFO named like a spool blocked recover for ever: entries that are not regular files are
 # passed over, said.
 rm -rf fifo.spool && cp -r crash.h5.spool fifo.spool && rm fifo.spool/rank-000001.samples fifo.spool/rank-000003.clock

@@ -322,6 +322,10 @@ void read_events(RankSpool& s, std::vector<Event>& buffer, const std::function<v
         buffer[k].t_enter = map.empty() ? kUnknown : stamp_seconds(map, s.header.tick0, buffer[k].t_enter) - s.header.t0;
         buffer[k].t_exit = map.empty() ? kUnknown : stamp_seconds(map, s.header.tick0, buffer[k].t_exit) - s.header.t0;
       }
+    } else {  // versions 1, 2: seconds since t0, as recorded; one no clock gives is a damaged record's (info refused inf)
+      for (std::size_t k = 0; k < whole; ++k)
+        for (double* t : {&buffer[k].t_enter, &buffer[k].t_exit})
+          if (!plausible_seconds(*t)) *t = kUnknown;
     }
     round(buffer.data(), whole);
   };
@@ -705,10 +709,28 @@ void write_recovered_sources(hid_t file, int ranks, const std::map<int, RankSour
   const auto json_of = [](const RankSources& r) {
     return detail::sources_json("active (recovered)", r.counters, r.perf, r.hwloc);
   };
+  // trace info refuses rows wider than 64 KiB (analysis/src/trace_reader.cpp). No status is that
+  // long but a damaged spool's (a flipped bit of its status length takes its records into the
+  // status): the longest of the rank's texts is then said and replaced until the row fits.
+  constexpr std::size_t kMaxRow = 1 << 16;
+  const auto fitted = [&](int rank, RankSources rs) {
+    for (std::string row = json_of(rs); row.size() > kMaxRow; row = json_of(rs)) {
+      std::string* longest = &rs.counters;
+      for (std::string* text : {&rs.perf, &rs.hwloc})
+        if (text->size() > longest->size()) longest = text;
+      const char* whose = longest == &rs.counters ? "counter" : longest == &rs.perf ? "sample" : "placement";
+      std::fprintf(stderr,
+                   "ripple trace recover: rank %d's %s spool gives a status of %zu bytes, too long for /ranks/sources "
+                   "(damaged): its status is unknown\n",
+                   rank, whose, longest->size());
+      *longest = longest == &rs.counters ? std::string() : fmt::format("unknown (a damaged status of {} bytes)", longest->size());
+    }
+    return json_of(rs);
+  };
   const std::string none = json_of(RankSources{});  // a rank without side spools
   std::map<int, std::string> json;
   std::size_t width = none.size();
-  for (const auto& [r, rs] : sources) width = std::max(width, json.emplace(r, json_of(rs)).first->second.size());
+  for (const auto& [r, rs] : sources) width = std::max(width, json.emplace(r, fitted(r, rs)).first->second.size());
   const auto of_rank = [&](int r) -> const std::string& {
     const auto it = json.find(r);
     return it == json.end() ? none : it->second;
@@ -868,10 +890,11 @@ int recover(const std::string& input, const std::string& output) {
                    "ripple trace recover: rank %d's spool does not say how many events its writes lost (an older build's, or "
                    "its header blocks are cut short): its /ranks/lost is -1 (unknown)\n",
                    r);
-    // A wall-clock start no clock gives (a damaged header) leaves the time unknown.
-    if (s.events > 0)
-      last_wall[static_cast<std::size_t>(r)] =
-          plausible_seconds(s.header.wall_start) ? s.header.wall_start + s.last_t_exit : kUnknown;
+    // A wall-clock start no clock gives (a damaged header) leaves the time unknown; so does a damaged
+    // t0, from which versions 3 on count the last time (it was -inf, or -1e300, for t0 inf or 1e300).
+    const bool wall_known =
+        plausible_seconds(s.header.wall_start) && plausible_seconds(s.header.t0) && plausible_seconds(s.last_t_exit);
+    if (s.events > 0) last_wall[static_cast<std::size_t>(r)] = wall_known ? s.header.wall_start + s.last_t_exit : kUnknown;
   }
 
   const std::string out =
