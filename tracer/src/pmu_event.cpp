@@ -45,8 +45,8 @@ bool place(const std::string& format, std::uint64_t value, PmuEvent& e) {
 
 }  // namespace
 
-std::optional<PmuEvent> read_pmu_event(const std::string& pmu_dir, const std::string& event,
-                                       const std::map<std::string, std::uint64_t>& overrides, std::string& why) try {
+std::optional<PmuEvent> read_pmu_terms(const std::string& pmu_dir, const std::map<std::string, std::uint64_t>& terms,
+                                       std::string& why) try {
   PmuEvent e;
   std::string text;
   if (!read_line(pmu_dir + "/type", text)) {
@@ -54,6 +54,26 @@ std::optional<PmuEvent> read_pmu_event(const std::string& pmu_dir, const std::st
     return std::nullopt;
   }
   e.type = static_cast<std::uint32_t>(std::stoul(text));
+  for (const auto& [name, value] : terms) {
+    std::string format;
+    if (!read_line(pmu_dir + "/format/" + name, format) || !place(format, value, e)) {
+      why = pmu_dir + ": no usable format for the term '" + name + "'";
+      return std::nullopt;
+    }
+  }
+  return e;
+} catch (const std::exception&) {  // a number that does not parse
+  why = pmu_dir + ": unreadable type or format";
+  return std::nullopt;
+}
+
+std::optional<PmuEvent> read_pmu_event(const std::string& pmu_dir, const std::string& event,
+                                       const std::map<std::string, std::uint64_t>& overrides, std::string& why) try {
+  std::string text;
+  if (!read_line(pmu_dir + "/type", text)) {
+    why = "no PMU at " + pmu_dir;
+    return std::nullopt;
+  }
   if (!read_line(pmu_dir + "/events/" + event, text)) {
     why = pmu_dir + " has no event '" + event + "'";
     return std::nullopt;
@@ -64,13 +84,8 @@ std::optional<PmuEvent> read_pmu_event(const std::string& pmu_dir, const std::st
     terms[term.substr(0, eq)] = eq == std::string::npos ? 1 : std::stoull(term.substr(eq + 1), nullptr, 0);
   }
   for (const auto& [k, v] : overrides) terms[k] = v;
-  for (const auto& [name, value] : terms) {
-    std::string format;
-    if (!read_line(pmu_dir + "/format/" + name, format) || !place(format, value, e)) {
-      why = pmu_dir + ": no usable format for the term '" + name + "' of '" + event + "'";
-      return std::nullopt;
-    }
-  }
+  std::optional<PmuEvent> e = read_pmu_terms(pmu_dir, terms, why);
+  if (!e) why += " of '" + event + "'";
   return e;
 } catch (const std::exception&) {  // a number that does not parse
   why = pmu_dir + ": unreadable description of '" + event + "'";

@@ -16,14 +16,12 @@
 
 #include "perf_open.hpp"
 #include "placement.hpp"
-#include "ripple/trace/pmu_event.hpp"
+#include "sample_event.hpp"
 #include "spool_format.hpp"
 #include "tracer_clock.hpp"
 
 namespace ripple::trace::detail {
 namespace {
-
-bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 std::string paranoid_hint() {
   std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
@@ -32,20 +30,6 @@ std::string paranoid_hint() {
 }
 
 int open_attr(const perf_event_attr& attr, int cpu, int group_fd) { return perf_open(attr, 0, cpu, group_fd); }
-
-perf_event_attr sampling_attr(std::uint32_t type, std::uint64_t config, std::uint64_t period) {
-  perf_event_attr attr{};
-  attr.size = sizeof attr;
-  attr.type = type;
-  attr.config = config;
-  attr.sample_period = period;
-  attr.sample_type = kMemorySampleType;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  attr.use_clockid = 1;  // sample times on CLOCK_MONOTONIC, the tracer clock
-  attr.clockid = CLOCK_MONOTONIC;
-  return attr;
-}
 
 std::string open_failure(const std::string& name) {
   const int err = errno;  // before the hint's file read can change it
@@ -68,94 +52,10 @@ std::string ring_text(std::size_t rings, std::size_t pages, std::size_t asked) {
 
 }  // namespace
 
-bool MemorySampler::describe_event(const SamplerConfig& c, EventSpec& spec, std::string& why) {
-  struct Software {
-    const char* name;
-    std::uint64_t config;
-  };
-  for (const Software sw :
-       {Software{"page-faults", PERF_COUNT_SW_PAGE_FAULTS}, Software{"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
-        Software{"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ}}) {
-    if (c.event != sw.name) continue;
-    spec.sample = sampling_attr(PERF_TYPE_SOFTWARE, sw.config, c.period);
-    spec.what = std::string(sw.name) + " (software event), period " + std::to_string(c.period);
-    return true;
-  }
-  if (c.event != "auto" && c.event != "mem-loads" && c.event != "ibs_op") {
-    why = "unknown sample event '" + c.event + "' (auto, off, mem-loads, ibs_op, page-faults, minor-faults, major-faults)";
-    return false;
-  }
-  // Intel PEBS load latency: the core PMU's mem-loads event (cpu, or cpu_core on hybrid parts).
-  const std::string cpu = exists(c.sysfs + "/cpu_core/events") ? c.sysfs + "/cpu_core" : c.sysfs + "/cpu";
-  if (c.event != "ibs_op" && exists(cpu + "/events/mem-loads")) {
-    const auto loads = read_pmu_event(cpu, "mem-loads", {{"ldlat", c.ldlat}}, why);
-    if (!loads) return false;
-    if (exists(cpu + "/events/mem-loads-aux")) {  // newer cores: the load-latency event needs this group leader
-      const auto aux = read_pmu_event(cpu, "mem-loads-aux", {}, why);
-      if (!aux) return false;
-      spec.led = true;
-      spec.leader.size = sizeof spec.leader;
-      spec.leader.type = aux->type;
-      spec.leader.config = aux->config[0];
-      spec.leader.config1 = aux->config[1];
-      spec.leader.exclude_kernel = 1;
-      spec.leader.exclude_hv = 1;
-    }
-    spec.sample = sampling_attr(loads->type, loads->config[0], c.period);
-    spec.sample.config1 = loads->config[1];
-    spec.sample.config2 = loads->config[2];
-    spec.sample.precise_ip = 2;
-    spec.what = "mem-loads (PEBS load latency, ldlat " + std::to_string(c.ldlat) + " cycles), period " +
-                std::to_string(c.period) + (spec.led ? ", led by mem-loads-aux" : "");
-    return true;
-  }
-  // AMD IBS op sampling (its period counts in units of 16 ops).
-  if (c.event != "mem-loads" && exists(c.sysfs + "/ibs_op/type")) {
-    std::ifstream in(c.sysfs + "/ibs_op/type");
-    std::uint32_t type = 0;
-    if (!(in >> type)) {
-      why = "unreadable " + c.sysfs + "/ibs_op/type";
-      return false;
-    }
-    const std::uint64_t period = std::max<std::uint64_t>(16, (c.period + 15) / 16 * 16);
-    spec.sample = sampling_attr(type, 0, period);
-    // IBS cannot exclude privilege levels in hardware: the kernel rejects exclude_* unless the PMU
-    // offers its software filter (format "swfilt", Linux 6.14+). Without it, samples include the
-    // kernel (which perf_event_paranoid <= 1 or CAP_PERFMON allows).
-    const bool swfilt = exists(c.sysfs + "/ibs_op/format/swfilt");
-    spec.sample.exclude_kernel = swfilt ? 1 : 0;
-    spec.sample.exclude_hv = 0;
-    if (swfilt) {
-      // Set the swfilt bit where the format says, through an event description of our own.
-      std::ifstream f(c.sysfs + "/ibs_op/format/swfilt");
-      std::string format;
-      f >> format;  // e.g. config2:0
-      const auto colon = format.find(':');
-      if (colon != std::string::npos) {
-        const int bit = std::atoi(format.c_str() + colon + 1);
-        const std::string field = format.substr(0, colon);
-        if (bit >= 0 && bit < 64)
-          (field == "config2"   ? spec.sample.config2
-           : field == "config1" ? spec.sample.config1
-                                : spec.sample.config) |= 1ULL << bit;
-      }
-    }
-    spec.what = "ibs_op (AMD IBS), period " + std::to_string(period) + (swfilt ? ", user space only" : ", user and kernel");
-    return true;
-  }
-  if (!exists(cpu) && !exists(c.sysfs + "/ibs_op"))
-    why = "no hardware PMU (no " + c.sysfs + "/cpu, cpu_core or ibs_op)";
-  else if (c.event == "ibs_op")
-    why = "no AMD IBS (no " + c.sysfs + "/ibs_op)";
-  else
-    why = "no precise load sampling: " + cpu + " has no mem-loads event and there is no ibs_op";
-  return false;
-}
-
 // Opens `spec` (and its leader) for this thread on `cpu`, inherited by the threads it starts from
 // now on; or, with cpu -1, for this thread alone wherever it runs (the kernel maps no inherited
 // event for any CPU).
-bool MemorySampler::open_event(const EventSpec& spec, int cpu, Ring& ring, std::string& why) {
+bool MemorySampler::open_event(const SampleEventSpec& spec, int cpu, Ring& ring, std::string& why) {
   const bool inherit = cpu >= 0;
   if (spec.led) {
     perf_event_attr leader = spec.leader;
@@ -207,7 +107,7 @@ std::size_t MemorySampler::map_rings(std::size_t pages, std::string& why) {
 }
 
 // One inherited event per CPU of `cpus`.
-bool MemorySampler::open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::string& why) {
+bool MemorySampler::open_on_cpus(const SampleEventSpec& spec, const std::vector<int>& cpus, std::string& why) {
   for (const int cpu : cpus) {
     rings_.emplace_back();
     if (!open_event(spec, cpu, rings_.back(), why)) {
@@ -239,9 +139,9 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
     status_ = "unavailable: switched off (--samples off)";
     return;
   }
-  EventSpec spec;
+  SampleEventSpec spec;
   std::string why;
-  if (!describe_event(c, spec, why)) {
+  if (!describe_sample_event(c.event, c.period, c.ldlat, c.sysfs, spec, why)) {
     status_ = "unavailable: " + why;
     return;
   }
@@ -270,6 +170,7 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
     }
     scope = "the thread that called MPI_Init only (per CPU: " + per_cpu + ")";
   }
+  event_ = spec;
   status_ = "active: " + spec.what + ", " + scope + ", " + ring_text(rings_.size(), pages, asked);
   // Room for what waits between two flushes (the flusher spools at 16 Ki): a drain at an iteration
   // marker, inside MPI_Pcontrol, then seldom allocates. spool_new swaps the two, so both keep it.
@@ -283,6 +184,8 @@ void MemorySampler::keep(const MemorySample& s, void* self) {
   auto& m = *static_cast<MemorySampler*>(self);
   // A child the rank forked, on a kernel without inherit_thread (perf_open.hpp): not the rank's load.
   if (s.pid != m.pid_) return;
+  // IBS samples every op: those that are not loads are no memory-load samples (PEBS reports loads only).
+  if (!is_load_sample(m.event_, s.data_src)) return;
   ++m.decoded_;
   if (m.pending_.size() >= m.max_samples_) return;  // dropped: decoded() minus the spooled counts it
   SampleRecord r;

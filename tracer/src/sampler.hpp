@@ -21,6 +21,7 @@
 #include "mark_history.hpp"
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/sample_record.hpp"
+#include "sample_event.hpp"
 
 namespace ripple::trace::detail {
 
@@ -64,13 +65,6 @@ public:
   [[nodiscard]] std::size_t pending();                                 // decoded, waiting for spool_new
 
 private:
-  // The event as perf_event_open takes it, before it is opened on a CPU.
-  struct EventSpec {
-    perf_event_attr sample{};
-    bool led = false;  // opened in a group under `leader` (PEBS load latency on newer Intel cores)
-    perf_event_attr leader{};
-    std::string what;  // for the status
-  };
   // One opened event (and its leader) with its mapped ring buffer.
   struct Ring {
     int fd = -1, leader_fd = -1;
@@ -79,9 +73,8 @@ private:
   };
 
   static void keep(const MemorySample& s, void* self);
-  static bool describe_event(const SamplerConfig& c, EventSpec& spec, std::string& why);
-  static bool open_event(const EventSpec& spec, int cpu, Ring& ring, std::string& why);
-  bool open_on_cpus(const EventSpec& spec, const std::vector<int>& cpus, std::string& why);
+  static bool open_event(const SampleEventSpec& spec, int cpu, Ring& ring, std::string& why);
+  bool open_on_cpus(const SampleEventSpec& spec, const std::vector<int>& cpus, std::string& why);
   std::size_t map_rings(std::size_t pages, std::string& why);
   void drain_ring_locked(Ring& ring);
   void close_rings();
@@ -90,6 +83,7 @@ private:
   std::vector<Ring> rings_;
   std::atomic<bool> active_{false};
   std::string status_ = "unavailable: not started";
+  SampleEventSpec event_;  // what was opened (keep() asks it which samples are loads)
   int rank_ = 0;
   std::uint32_t pid_ = 0;  // the rank's process: samples of processes it forks are not its own
   double offset_ = 0;      // tracer time = kernel ns * 1e-9 + offset_

@@ -19,5 +19,9 @@ struct PmuEvent {
 // {"ldlat", 30}). Empty with `why` set when the event or a term's format is missing.
 std::optional<PmuEvent> read_pmu_event(const std::string& pmu_dir, const std::string& event,
                                        const std::map<std::string, std::uint64_t>& overrides, std::string& why);
+// The PMU's type with `terms` placed by its formats alone, for a PMU without an events/ entry for
+// what is asked (AMD's ibs_op: {"cnt_ctl", 1}). Empty with `why` set as above.
+std::optional<PmuEvent> read_pmu_terms(const std::string& pmu_dir, const std::map<std::string, std::uint64_t>& terms,
+                                       std::string& why);
 
 }  // namespace ripple::trace
