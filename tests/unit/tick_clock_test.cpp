@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -70,6 +71,28 @@ TEST(TickClock, StaysMonotoneAndSlewsAtMostTheLimitAfterAReferenceJump) {
   // Catching up 1 ms at 1e-3 of 0.1 s per interval takes 10 intervals; 35 have passed.
   const std::uint64_t end = 41 * kTicksPerAnchor;
   EXPECT_NEAR(c.seconds(end), 100.0 + static_cast<double>(end) * kTrueRate - 1e-3, 1e-9);
+}
+
+// The flusher anchors when it gets round to it: a flush between two anchors lengthens an interval,
+// and the next one may be short again. A rate that meets the reference after the last interval,
+// kept over a next one more than twice as long, overshoots by more than it corrected; intervals that
+// alternate so (0.1 s, 0.3 s) made the map's distance to an exact reference grow to what the slew
+// limit allows (180 microseconds). The truth: the reference, exact; a 1 ppm calibration error.
+TEST(TickClock, StaysOnAnExactReferenceWhenItsIntervalsAlternateInLength) {
+  for (const double longer : {0.2, 0.3, 0.5}) {
+    TickClock c;
+    c.start(0, 100.0, kTrueRate * (1 + 1e-6));
+    std::uint64_t tick = 0;
+    double worst = 0;
+    for (int k = 1; k <= 400; ++k) {
+      const auto interval = static_cast<std::uint64_t>((k % 2 != 0 ? 0.1 : longer) / kTrueRate);
+      for (std::uint64_t t = tick; k > 20 && t < tick + interval; t += interval / 16)
+        worst = std::max(worst, std::abs(c.seconds(t) - (100.0 + static_cast<double>(t) * kTrueRate)));
+      tick += interval;
+      c.anchor(tick, 100.0 + static_cast<double>(tick) * kTrueRate);
+    }
+    EXPECT_LT(worst, 1e-8) << "intervals of 0.1 and " << longer << " s";
+  }
 }
 
 TEST(TickClock, IgnoresReadingsTooCloseOrBackwards) {

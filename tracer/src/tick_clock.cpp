@@ -61,6 +61,7 @@ void TickClock::start(std::uint64_t tick, double ref, double rate) {
   released_ = 0;
   first_tick_ = last_tick_ = tick;
   first_ref_ = last_ref_ = ref;
+  accepted_ = 0;
   publish(tick, ref, rate);
 }
 
@@ -70,10 +71,17 @@ void TickClock::anchor(std::uint64_t tick, double ref) {
   const double interval = static_cast<double>(tick - last_tick_);
   const double measured = (ref - last_ref_) / interval;  // the reference's rate over the last interval
   const double now = seconds(tick);                      // where the map is: it stays continuous here
-  // Meet the reference extrapolated one interval ahead: now + interval * rate = ref + interval * measured,
-  // within kMaxSlew of the rate since the start (which a step of the reference barely moves).
+  // Meet the reference extrapolated one interval ahead: now + ahead * rate = ref + ahead * measured,
+  // within kMaxSlew of the rate since the start (which a step of the reference barely moves). The next
+  // interval is not known: `ahead` is the longest of the last kIntervals. A correction meant for a
+  // short interval and kept over one more than twice as long overshoots by more than it corrects, and
+  // intervals that alternate so (a flush between every other pair of anchors) would make the map's
+  // distance grow to the slew limit; intervals alike are still met at the next anchor.
+  intervals_[accepted_++ % kIntervals] = tick - last_tick_;
+  const double ahead =
+      static_cast<double>(*std::max_element(intervals_, intervals_ + std::min<std::uint64_t>(accepted_, kIntervals)));
   const double overall = (ref - first_ref_) / static_cast<double>(tick - first_tick_);
-  const double rate = std::clamp(measured + (ref - now) / interval, (1 - kMaxSlew) * overall, (1 + kMaxSlew) * overall);
+  const double rate = std::clamp(measured + (ref - now) / ahead, (1 - kMaxSlew) * overall, (1 + kMaxSlew) * overall);
   last_tick_ = tick;
   last_ref_ = ref;
   publish(tick, now, rate);

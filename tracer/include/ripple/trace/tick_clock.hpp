@@ -6,8 +6,9 @@
 //     seconds(tick) = base_seconds + (tick - base_tick) * rate
 // is started from a short calibration and re-anchored to the reference from the flusher thread.
 // Re-anchoring keeps the map continuous at the anchor (so that timestamps stay monotone) and slews
-// its rate so that it meets the reference one interval later, as NTP slews a clock: the map's
-// distance to the reference stays at what the reference's rate changes within one interval.
+// its rate so that it meets the reference one interval later (the longest of the last few), as NTP
+// slews a clock: the map's distance to the reference stays at what the reference's rate changes
+// within one interval.
 // Pure arithmetic on given readings, so it is unit-tested on synthetic clocks
 // (tests/unit/tick_clock_test.cpp). Readers never block: a sequence lock, one writer at a time.
 #include <atomic>
@@ -97,6 +98,9 @@ private:
   std::size_t released_ = 0;
   std::uint64_t first_tick_ = 0, last_tick_ = 0;  // the start's and the last accepted reading
   double first_ref_ = 0, last_ref_ = 0;
+  static constexpr std::size_t kIntervals = 8;
+  std::uint64_t intervals_[kIntervals] = {};  // the last accepted intervals, in ticks (anchor())
+  std::uint64_t accepted_ = 0;                // readings accepted since the start
 };
 
 }  // namespace ripple::trace
