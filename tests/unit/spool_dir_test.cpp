@@ -54,6 +54,23 @@ TEST_F(SpoolDir, AnEarlierRunsEventSpoolsAreMovedAsideToTheFirstFreeNumberWhole)
   EXPECT_FALSE(fs::exists(dir_ + "/rank-000000.bin"));
 }
 
+// A name taken by something that is no directory (a file a user named so) is not free either: the
+// next number is tried. Before, rename's ENOTDIR there failed the spool, and no rank recorded.
+TEST_F(SpoolDir, AnEarlierRunIsMovedPastANumberTakenByAFile) {
+  fs::create_directories(dir_);
+  touch(dir_ + "/rank-000000.bin", "earlier events");
+  touch(dir_ + ".1", "not a spool");
+  std::string moved;
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-5", moved), 0);
+  EXPECT_EQ(moved, dir_ + ".2");
+  EXPECT_TRUE(fs::is_regular_file(dir_ + ".2/rank-000000.bin"));
+  std::ifstream in(dir_ + ".1");
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "not a spool");
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/.run-5"));
+}
+
 TEST_F(SpoolDir, ADirectoryWithoutEventSpoolsIsReusedWithoutItsLeftovers) {
   fs::create_directories(dir_ + "/rank-000001.samples");  // a directory in a file's place stays
   touch(dir_ + "/rank-000003.counters");

@@ -31,7 +31,9 @@ int make_spool_dir(const std::string& dir, const char* mark, std::string& moved)
       moved = aside;
       break;
     }
-    if (errno != ENOTEMPTY && errno != EEXIST) return errno;
+    // Taken: by an earlier run's directory (ENOTEMPTY, EEXIST), or by something that is no directory
+    // (ENOTDIR: `dir` is one, opendir said so).
+    if (errno != ENOTEMPTY && errno != EEXIST && errno != ENOTDIR) return errno;
   }
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return errno;
   const int fd = ::open((dir + mark).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
