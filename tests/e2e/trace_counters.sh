@@ -145,6 +145,36 @@ PY
 # The text form says the same per rank (before: memory samples only, though documented with both).
 "$RIPPLE_BIN" trace info faults.h5 > faults_info.txt && [ "$(grep -c '^rank [01]: .* memory samples, 5 counter samples' faults_info.txt)" -eq 2 ] \
   && pass "trace info (text): counter samples per rank" || fail "trace info text: $(grep '^rank' faults_info.txt)"
+# Rank 1 in a time namespace whose CLOCK_MONOTONIC is an hour ahead (unshare --time, as a container
+# or a CRIU restore can run it): the clock synchronisation finds the hour, and its page-fault samples,
+# which the kernel stamps on its own clock, are moved into the namespace's (they were an hour early,
+# before every marker, all in iteration -1).
+if unshare --time --fork --monotonic 3600 true 2> /dev/null; then
+  timeout 300 "$MPIEXEC" --oversubscribe -x RIPPLE_PAPI_EVENTS=perf::TASK-CLOCK \
+    -np 1 "$RIPPLE_BIN" trace -o timens.h5 --samples page-faults --sample-period 1 -- "$SUBJECTS_BIN" touch 300 : \
+    -np 1 unshare --time --fork --monotonic 3600 "$RIPPLE_BIN" trace -o timens.h5 --samples page-faults --sample-period 1 -- \
+    "$SUBJECTS_BIN" touch 300 > timens.txt 2>&1 || fail "time-namespace run: $(tail -n 3 timens.txt)"
+  /usr/bin/python3 - timens.h5 <<'PY' && pass "a rank an hour ahead in a time namespace: offset found, its samples on its clock" || fail "time namespace"
+import json, sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+f = t.file
+offset = f["/ranks/clock_offset"][:]
+assert offset[0] == 0 and abs(offset[1] + 3600) < 1e-3, offset
+s = f["/samples/records"][:]
+for rank in range(2):
+    e = t.rank(rank)
+    assert e["t_enter"].min() > -1e-3 and e["t_exit"].max() < 60, (rank, e["t_enter"].min(), e["t_exit"].max())
+    marks = t.calls("MPI_Pcontrol", e)
+    t1, t2 = marks[marks["iteration"] == 1]["t_enter"].min(), marks[marks["iteration"] == 2]["t_enter"].min()
+    touched = s[(s["rank"] == rank) & (s["iteration"] == 1)]
+    assert len(touched) >= 300 and (touched["time"] >= t1).all() and (touched["time"] <= t2).all(), (rank, len(touched))
+perf = json.loads(f["/ranks/sources"][1].decode().rstrip("\0"))["perf"]
+assert "moved +3600 s into this process's time namespace" in perf, perf
+PY
+else
+  echo "skip: time namespaces (unshare --time) unavailable here"
+fi
 # The hybrid case: threads started after MPI_Init (OpenMP workers, say) are sampled too, through
 # an inherited event per CPU of the rank's binding, each sample with its thread's id; the tracer's
 # own thread is not (it starts before the sampler; --flush-seconds 0.05 makes it busy meanwhile).

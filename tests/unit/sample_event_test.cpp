@@ -153,5 +153,15 @@ TEST_F(SampleEventTest, OnlyLoadsAreKeptFromAnEventThatSamplesEveryOp) {
   EXPECT_TRUE(is_load_sample(pebs, 0x1));  // every other event's samples are kept as they come
 }
 
+// /proc/self/timens_offsets as kernels write it: names (5.x on) or clock ids, seconds, nanoseconds.
+TEST(MonotonicNamespaceOffset, ReadsTheMonotonicLineByNameOrId) {
+  EXPECT_EQ(monotonic_namespace_offset("monotonic        3600         0\nboottime            0         0\n"), 3600.0);
+  EXPECT_EQ(monotonic_namespace_offset("boottime 7 0\nmonotonic -2 500000000\n"), -1.5);
+  EXPECT_EQ(monotonic_namespace_offset("1 10 250000000\n7 0 0\n"), 10.25);
+  EXPECT_EQ(monotonic_namespace_offset(""), 0.0);  // no line for it: no offset
+  EXPECT_FALSE(monotonic_namespace_offset("monotonic x 0\n"));
+  EXPECT_FALSE(monotonic_namespace_offset("monotonic 1 1000000000\n"));
+}
+
 }  // namespace
 }  // namespace ripple::trace::detail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <ctime>
 #include <map>
+#include <sstream>
 
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/pmu_event.hpp"
@@ -112,6 +113,20 @@ bool is_load_sample(const SampleEventSpec& spec, std::uint64_t data_src) {
   if (!spec.loads_only) return true;
   const std::uint64_t mem_op = data_src & 0x1f;  // PERF_MEM_OP_{NA, LOAD, STORE, PFETCH, EXEC}: bits 0-4
   return mem_op == 0 || (mem_op & 0x2) != 0;
+}
+
+std::optional<double> monotonic_namespace_offset(const std::string& timens_offsets) {
+  std::istringstream in(timens_offsets);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string clock;
+    long long seconds = 0, nanoseconds = 0;
+    if (!(fields >> clock)) continue;
+    if (clock != "monotonic" && clock != std::to_string(CLOCK_MONOTONIC)) continue;
+    if (!(fields >> seconds >> nanoseconds) || nanoseconds < 0 || nanoseconds >= 1'000'000'000) return std::nullopt;
+    return static_cast<double>(seconds) + static_cast<double>(nanoseconds) * 1e-9;
+  }
+  return 0.0;
 }
 
 }  // namespace ripple::trace::detail

@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ripple::trace::detail {
@@ -30,5 +31,12 @@ bool describe_sample_event(const std::string& event, std::uint64_t period, std::
 // operations too: the kernel marks IBS ops that are neither load nor store with mem_op NA. A
 // sample whose data source says nothing (mem_op 0: kernels before 6.1 give IBS none) is kept.
 bool is_load_sample(const SampleEventSpec& spec, std::uint64_t data_src);
+
+// The kernel stamps samples on its own CLOCK_MONOTONIC, which a time namespace (a container, a
+// process restored by CRIU) does not move, while clock_gettime gives the namespace's: seconds to
+// add to a sample's time to put it on the process's clock, from the text of
+// /proc/self/timens_offsets (lines "monotonic <s> <ns>", or "1 <s> <ns>" with the clock's id). 0
+// where the text has no such line; nullopt where it is unreadable.
+std::optional<double> monotonic_namespace_offset(const std::string& timens_offsets);
 
 }  // namespace ripple::trace::detail

@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
 
 #include "perf_open.hpp"
 #include "placement.hpp"
@@ -22,6 +25,26 @@
 
 namespace ripple::trace::detail {
 namespace {
+
+// This process's CLOCK_MONOTONIC less the kernel's, which stamps the samples
+// (monotonic_namespace_offset). /proc/self/timens_offsets shows the time namespace of the
+// process's children: its own, unless it made a new one without entering it (then unknown).
+std::optional<double> namespace_shift() {
+  std::ifstream in("/proc/self/timens_offsets");
+  if (!in) return 0.0;  // a kernel without time namespaces
+  char own[64] = {}, children[64] = {};
+  if (::readlink("/proc/self/ns/time", own, sizeof own - 1) < 0 ||
+      ::readlink("/proc/self/ns/time_for_children", children, sizeof children - 1) < 0 || std::strcmp(own, children) != 0)
+    return std::nullopt;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return monotonic_namespace_offset(text);
+}
+
+std::string fmt_seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.9g s", s);
+  return text;
+}
 
 std::string paranoid_hint() {
   std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
@@ -133,7 +156,14 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
   std::lock_guard<std::mutex> guard(mutex_);
   rank_ = rank;
   pid_ = static_cast<std::uint32_t>(::getpid());
-  offset_ = -t0;
+  offset_ = clock_offset_ = -t0;
+  std::string clock_note;  // for the status, where the samples' clock is not the process's
+  if (const std::optional<double> shift = namespace_shift(); !shift)
+    clock_note = ", sample times in an unknown time namespace";
+  else if (*shift != 0) {
+    offset_ += *shift;
+    clock_note = ", sample times moved " + fmt_seconds(*shift) + " into this process's time namespace";
+  }
   max_samples_ = c.max_samples;
   if (c.event == "off") {
     status_ = "unavailable: switched off (--samples off)";
@@ -171,7 +201,7 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
     scope = "the thread that called MPI_Init only (per CPU: " + per_cpu + ")";
   }
   event_ = spec;
-  status_ = "active: " + spec.what + ", " + scope + ", " + ring_text(rings_.size(), pages, asked);
+  status_ = "active: " + spec.what + ", " + scope + ", " + ring_text(rings_.size(), pages, asked) + clock_note;
   // Room for what waits between two flushes (the flusher spools at 16 Ki): a drain at an iteration
   // marker, inside MPI_Pcontrol, then seldom allocates. spool_new swaps the two, so both keep it.
   const std::size_t room = std::min<std::size_t>(max_samples_, 1u << 14);
@@ -255,7 +285,7 @@ std::size_t MemorySampler::pending() {
 
 void MemorySampler::mark(int iteration) {
   std::lock_guard<std::mutex> guard(mutex_);
-  marks_.add(clock_seconds() + offset_, iteration);
+  marks_.add(clock_seconds() + clock_offset_, iteration);
 }
 
 void MemorySampler::stop() {

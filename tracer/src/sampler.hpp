@@ -85,8 +85,9 @@ private:
   std::string status_ = "unavailable: not started";
   SampleEventSpec event_;  // what was opened (keep() asks it which samples are loads)
   int rank_ = 0;
-  std::uint32_t pid_ = 0;  // the rank's process: samples of processes it forks are not its own
-  double offset_ = 0;      // tracer time = kernel ns * 1e-9 + offset_
+  std::uint32_t pid_ = 0;    // the rank's process: samples of processes it forks are not its own
+  double offset_ = 0;        // tracer time = kernel ns * 1e-9 + offset_
+  double clock_offset_ = 0;  // tracer time = clock_seconds() + clock_offset_ (the same but in a time namespace)
   std::size_t max_samples_ = 0;
   std::vector<SampleRecord> pending_;  // decoded, not yet spooled
   std::vector<SampleRecord> writing_;  // spool_new's: swapped with pending_, so both keep their room
