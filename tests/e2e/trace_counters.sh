@@ -141,6 +141,12 @@ d, f = json.load(open(sys.argv[1])), h5py.File(sys.argv[2], "r")
 s, c = f["/samples/records"]["rank"], f["/counters/rank"][:]
 for r in d["per_rank"]:
     assert r["memory_samples"] == (s == r["rank"]).sum() > 300 and r["counter_samples"] == (c == r["rank"]).sum() == 5, r
+# The whole run's table is the sum of the ranks' (it was missing from --json).
+for name, row in d["calls"].items():
+    ranks = [r["calls"][name] for r in d["per_rank"] if name in r["calls"]]
+    assert row["count"] == sum(x["count"] for x in ranks) and row["bytes"] == sum(x["bytes"] for x in ranks), name
+    assert abs(row["time"] - sum(x["time"] for x in ranks)) <= 1e-9 * max(1.0, row["time"]), name
+assert d["calls"]["MPI_Pcontrol"]["count"] == 6, d["calls"]
 PY
 # The text form says the same per rank (before: memory samples only, though documented with both).
 "$RIPPLE_BIN" trace info faults.h5 > faults_info.txt && [ "$(grep -c '^rank [01]: .* memory samples, 5 counter samples' faults_info.txt)" -eq 2 ] \

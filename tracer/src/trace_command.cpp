@@ -151,11 +151,19 @@ int info(const std::string& path, bool json) {
     for (const auto& x : t.read_samples(at, kPiece)) ++samples[static_cast<std::size_t>(x.rank)];
   for (const auto r : t.counters().rank) ++counter_rows[static_cast<std::size_t>(r)];
   if (json) {
+    // {name: {count, time, bytes}}: the whole run's table, then each rank's.
+    const auto calls_json = [](const std::map<std::string, CallStats>& calls) {
+      std::string text = "{";
+      for (const auto& [name, s] : calls)
+        text += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {}, \"bytes\": {}}}", text.size() > 1 ? ", " : "",
+                            detail::json_escape(name), s.count, s.seconds, s.bytes);
+      return text + "}";
+    };
     std::string out = fmt::format(
         "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"events_untimed\": {}, "
-        "\"duration\": {}, \"sources\": {}, \"per_rank\": [",
+        "\"duration\": {}, \"sources\": {}, \"calls\": {}, \"per_rank\": [",
         detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost_unknown ? -1 : lost, untimed, duration,
-        t.sources());
+        t.sources(), calls_json(total));
     for (int r = 0; r < t.ranks(); ++r) {
       const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
       out += fmt::format(
@@ -171,14 +179,7 @@ int info(const std::string& path, bool json) {
         out += fmt::format("\"host\": \"{}\", \"node\": {}, \"binding\": \"{}\", \"core\": {}, \"package\": {}, \"numa\": {}, ",
                            detail::json_escape(p.host), p.node, detail::json_escape(p.binding), p.core, p.package, p.numa);
       }
-      out += "\"calls\": {";
-      bool firstcall = true;
-      for (const auto& [name, s] : per_rank[static_cast<std::size_t>(r)]) {
-        out += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {}, \"bytes\": {}}}", firstcall ? "" : ", ",
-                           detail::json_escape(name), s.count, s.seconds, s.bytes);
-        firstcall = false;
-      }
-      out += "}}";
+      out += "\"calls\": " + calls_json(per_rank[static_cast<std::size_t>(r)]) + "}";
       std::fputs(out.c_str(), stdout);  // rank by rank: the output of 10^6 ranks is never held whole
       out.clear();
     }
