@@ -36,6 +36,14 @@
 //   requests:  a generalised request (MPI_Grequest_start, MPI_Grequest_complete, then
 //              MPI_Request_get_status and MPI_Wait), and a receive nobody sends to, cancelled
 //              (MPI_Cancel, MPI_Wait); exit 5 unless MPI reports it cancelled.
+//   completions: 2 ranks, partners. Under MPI_ERRORS_RETURN, completion calls that fail: a
+//              generalised request whose query fails, completed by MPI_Wait, MPI_Test,
+//              MPI_Waitany and MPI_Testany, a truncated receive (tag
+//              40, MPI_Wait), and MPI_Waitall with MPI_ERR_IN_STATUS (the failing one and a receive
+//              from MPI_PROC_NULL, tag 41); exit 6 unless MPI reports each. Then completion calls
+//              that complete nothing (null requests, an inactive persistent one, counts of 0),
+//              MPI_Testall before and after its second receive arrives (tag 43; exit 7 if it says
+//              complete before), and a receive freed while active (tag 44) before the next (tag 45).
 //   faults:    first-touches `n` fresh pages, with an iteration marker before every 4096 of them
 //              (iteration k touches pages 4096 k ... 4096 k + 4095).
 //   workers:   the hybrid case: in iteration 1 (between MPI_Pcontrol(7701, 1) and (7701, 2)), `t`
@@ -608,6 +616,80 @@ int requests(int rank) {
   return flag != 0 && cancelled != 0 ? 0 : 5;
 }
 
+// A generalised request whose query fails: its completion call returns that error.
+int query_fails(void*, MPI_Status* status) {
+  query_nothing(nullptr, status);
+  return MPI_ERR_OTHER;
+}
+MPI_Request failing_request() {
+  MPI_Request g;
+  MPI_Grequest_start(query_fails, free_nothing, cancel_nothing, nullptr, &g);
+  MPI_Grequest_complete(g);
+  return g;
+}
+
+int completions(int rank, int size) {
+  const int partner = rank ^ 1;
+  if (partner >= size) return 3;
+  int v[2] = {rank, rank}, in[2] = {};
+  // Under MPI_ERRORS_RETURN, completion calls that fail: MPI frees a request that failed (its
+  // handle becomes MPI_REQUEST_NULL), so each completed, with an error.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int failed = 0, flag = 0, index = -1;
+  MPI_Request g = failing_request();
+  failed += MPI_Wait(&g, MPI_STATUS_IGNORE) != MPI_SUCCESS && g == MPI_REQUEST_NULL ? 1 : 0;
+  g = failing_request();
+  failed += MPI_Test(&g, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS && g == MPI_REQUEST_NULL ? 1 : 0;
+  MPI_Request two[2] = {MPI_REQUEST_NULL, failing_request()};
+  failed += MPI_Waitany(2, two, &index, MPI_STATUS_IGNORE) != MPI_SUCCESS && two[1] == MPI_REQUEST_NULL ? 1 : 0;
+  two[1] = failing_request();
+  failed += MPI_Testany(2, two, &index, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS && two[1] == MPI_REQUEST_NULL ? 1 : 0;
+  // A receive of 1 int that 2 arrive for (tag 40): truncated, an error, from the partner.
+  MPI_Request r;
+  MPI_Irecv(in, 1, MPI_INT, partner, 40, MPI_COMM_WORLD, &r);
+  MPI_Send(v, 2, MPI_INT, partner, 40, MPI_COMM_WORLD);
+  failed += MPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS && r == MPI_REQUEST_NULL ? 1 : 0;
+  // MPI_ERR_IN_STATUS: the failed request and a receive from MPI_PROC_NULL both completed.
+  two[0] = failing_request();
+  MPI_Irecv(in, 1, MPI_INT, MPI_PROC_NULL, 41, MPI_COMM_WORLD, &two[1]);
+  failed += MPI_Waitall(2, two, MPI_STATUSES_IGNORE) == MPI_ERR_IN_STATUS ? 1 : 0;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  if (failed != 6) return 6;
+  // Nothing to complete: null requests and an inactive persistent one (flag true, index and
+  // outcount MPI_UNDEFINED), and arrays of none.
+  MPI_Request p;
+  MPI_Recv_init(in, 1, MPI_INT, partner, 42, MPI_COMM_WORLD, &p);
+  MPI_Request none[2] = {MPI_REQUEST_NULL, p};
+  int outcount = 0, indices[2];
+  MPI_Test(&none[1], &flag, MPI_STATUS_IGNORE);
+  MPI_Testany(2, none, &index, &flag, MPI_STATUS_IGNORE);
+  MPI_Waitany(2, none, &index, MPI_STATUS_IGNORE);
+  MPI_Testsome(2, none, &outcount, indices, MPI_STATUSES_IGNORE);
+  MPI_Waitsome(2, none, &outcount, indices, MPI_STATUSES_IGNORE);
+  MPI_Testall(2, none, &flag, MPI_STATUSES_IGNORE);
+  MPI_Waitall(0, none, MPI_STATUSES_IGNORE);
+  MPI_Testall(0, none, &flag, MPI_STATUSES_IGNORE);
+  MPI_Request_free(&p);
+  // Testall is all or nothing: with one receive still waiting (tag 43, sent after the barrier), none.
+  MPI_Request both[2];
+  MPI_Irecv(in, 1, MPI_INT, MPI_PROC_NULL, 43, MPI_COMM_WORLD, &both[0]);
+  MPI_Irecv(in + 1, 1, MPI_INT, partner, 43, MPI_COMM_WORLD, &both[1]);
+  MPI_Testall(2, both, &flag, MPI_STATUSES_IGNORE);
+  if (flag != 0) return 7;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Send(v, 1, MPI_INT, partner, 43, MPI_COMM_WORLD);
+  for (flag = 0; flag == 0;) MPI_Testall(2, both, &flag, MPI_STATUSES_IGNORE);
+  // A receive freed while active completes unseen; the next one (tag 45) may get its handle.
+  MPI_Irecv(in, 1, MPI_INT, partner, 44, MPI_COMM_WORLD, &r);
+  MPI_Request_free(&r);
+  MPI_Send(v, 1, MPI_INT, partner, 44, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Irecv(in, 1, MPI_INT, partner, 45, MPI_COMM_WORLD, &r);
+  MPI_Send(v, 1, MPI_INT, partner, 45, MPI_COMM_WORLD);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  return 0;
+}
+
 int faults(int n) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t bytes = page * static_cast<std::size_t>(n);
@@ -699,6 +781,8 @@ int main(int argc, char** argv) {
     rc = io(rank, size, argv[2]);
   else if (std::strcmp(mode, "requests") == 0)
     rc = requests(rank);
+  else if (std::strcmp(mode, "completions") == 0)
+    rc = completions(rank, size);
   else if (std::strcmp(mode, "faults") == 0)
     rc = faults(argc > 2 ? std::atoi(argv[2]) : 4096);
   else if (std::strcmp(mode, "markers") == 0)

@@ -232,6 +232,57 @@ for r in range(2):
     assert cancelled["peer"][0] == -1 and cancelled["tag"][0] == -1 and cancelled["bytes"][0] == 0, (r, cancelled)
 PY
 
+# Completion calls that fail (MPI_ERRORS_RETURN: MPI frees the failed request, so it completed) and
+# completion calls that complete nothing. Before, a failed MPI_Wait, MPI_Test, MPI_Waitany or
+# MPI_Testany recorded no completion and kept the request in the table, where the next request
+# given its handle (a persistent one, here) took its id: MPI_Test on that inactive request
+# "completed" the truncated receive.
+traced 2 completions.h5 completions > completions.txt 2>&1 || fail "completions run (6: an error not reported): $(tail -n 3 completions.txt)"
+/usr/bin/python3 - completions.h5 <<'PY' && pass "failed completion calls complete their requests once; null, inactive and unfinished ones complete nothing" || fail "completions trace"
+import sys
+from trace_file import Trace
+t = Trace(sys.argv[1])
+completers = ("MPI_Wait", "MPI_Test", "MPI_Waitany", "MPI_Testany", "MPI_Waitall", "MPI_Testall", "MPI_Waitsome", "MPI_Testsome")
+for r in range(2):
+    e = t.rank(r)
+    names = [t.names[x] for x in e["call"]]
+    # Each completion call with the completion records that follow it.
+    calls = []
+    for k, name in enumerate(names):
+        if name in completers:
+            calls.append((name, []))
+        elif name == "completion" and calls:
+            calls[-1][1].append(e[k])
+    grequests = [int(x) for x in t.calls("MPI_Grequest_start", e)["request"]]
+    irecv = t.calls("MPI_Irecv", e)
+    by_tag = {int(x["tag"]): int(x["request"]) for x in irecv}
+    assert len(grequests) == 5, (r, grequests)
+    got = [(name, [(int(c["request"]), int(c["count"])) for c in done]) for name, done in calls]
+    expect = [("MPI_Wait", [(grequests[0], 0)]), ("MPI_Test", [(grequests[1], 0)]), ("MPI_Waitany", [(grequests[2], 1)]),
+              ("MPI_Testany", [(grequests[3], 1)]), ("MPI_Wait", [(by_tag[40], 0)]),
+              ("MPI_Waitall", [(grequests[4], 0), (by_tag[41], 1)])]
+    # Nothing to complete: an inactive persistent request, null ones, none at all; Testall with one
+    # receive still waiting; then, in the last of its loop, both at once.
+    expect += [(n, []) for n in ("MPI_Test", "MPI_Testany", "MPI_Waitany", "MPI_Testsome", "MPI_Waitsome", "MPI_Testall",
+                                 "MPI_Waitall", "MPI_Testall", "MPI_Testall")]
+    assert got[:len(expect)] == expect, (r, got[:len(expect)])
+    rest = got[len(expect):]
+    both = [int(x) for x in irecv[irecv["tag"] == 43]["request"]]
+    assert [n for n, _ in rest] == ["MPI_Testall"] * (len(rest) - 1) + ["MPI_Wait"] and len(rest) >= 2, (r, rest)
+    assert all(d == [] for _, d in rest[:-2]) and rest[-2][1] == [(both[0], 0), (both[1], 1)], (r, rest)
+    assert rest[-1][1] == [(by_tag[45], 0)], (r, rest[-1])
+    # The receives' completions: the truncated one from the partner, the others from MPI_PROC_NULL or the partner.
+    done = t.calls("completion", e)
+    of = lambda req: done[done["request"] == req]
+    assert of(by_tag[40])["peer"].tolist() == [1 - r] and of(by_tag[40])["tag"].tolist() == [40], (r, of(by_tag[40]))
+    assert of(by_tag[41])["peer"].tolist() == [-3] and of(by_tag[41])["bytes"].tolist() == [0], (r, of(by_tag[41]))
+    assert of(by_tag[43])[["peer", "tag", "bytes"]].tolist() == [(1 - r, 43, 4)], (r, of(by_tag[43]))
+    assert of(by_tag[45])[["peer", "tag", "bytes"]].tolist() == [(1 - r, 45, 4)], (r, of(by_tag[45]))
+    assert len(of(by_tag[44])) == 0 and len(of(int(t.calls("MPI_Recv_init", e)["request"][0]))) == 0, r
+    assert len(done) == len(set(done["request"].tolist())), (r, done["request"])
+assert list(t.file["/ranks/requests_untracked"][:]) == [0, 0]
+PY
+
 # MPI-IO: each call on the communicator the file was opened on, with the bytes it moved (a read at
 # the end of the file: those the status gives), non-blocking accesses completed with theirs; the
 # tracer's own HDF5 writing at MPI_Finalize goes through the same wrappers, and the run ends well.

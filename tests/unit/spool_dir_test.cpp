@@ -23,14 +23,50 @@ protected:
   testing::ScratchDir scratch_{"spool-dir"};
   fs::path root_ = scratch_.path();
   std::string dir_ = (root_ / "run.h5.spool").string();
+  int lock_ = -1;
+  ~SpoolDir() override { release_spool_dir(dir_, lock_, false); }
 };
 
-TEST_F(SpoolDir, AFreshDirectoryHoldsTheMarkAndNothingElse) {
+TEST_F(SpoolDir, AFreshDirectoryHoldsTheMarkAndTheLockAndNothingElse) {
   std::string moved;
-  ASSERT_EQ(make_spool_dir(dir_, "/.run-1", moved), 0);
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-1", moved, lock_), 0);
   EXPECT_TRUE(moved.empty());
+  EXPECT_GE(lock_, 0);
   EXPECT_TRUE(fs::is_regular_file(dir_ + "/.run-1"));
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+  EXPECT_TRUE(fs::is_regular_file(dir_ + kSpoolLockName));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2);
+  // Done with it: the lock file goes first, so that the directory can.
+  fs::remove(dir_ + "/.run-1");
+  release_spool_dir(dir_, lock_, true);
+  EXPECT_EQ(lock_, -1);
+  EXPECT_TRUE(fs::remove(dir_));
+}
+
+// A second run that traces to the same output while the first spools there (the same -o twice at
+// once): refused (EBUSY), the first run's spools neither moved aside nor cleaned. Before, the second
+// run moved the live directory aside, and the first wrote a trace without its events.
+TEST_F(SpoolDir, ADirectoryALiveRunHoldsIsLeftAloneAndRefused) {
+  std::string moved;
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-6", moved, lock_), 0);
+  touch(dir_ + "/rank-000000.bin", "live events");
+  touch(dir_ + "/rank-000000.clock", "live clock");
+  int second = -1;
+  std::string moved_too;
+  EXPECT_EQ(make_spool_dir(dir_, "/.run-7", moved_too, second), EBUSY);
+  EXPECT_EQ(second, -1);
+  EXPECT_TRUE(moved_too.empty());
+  EXPECT_FALSE(fs::exists(dir_ + ".1"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/rank-000000.bin"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/rank-000000.clock"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/.run-6"));
+  EXPECT_FALSE(fs::exists(dir_ + "/.run-7"));
+  // Once the first run has let go (it died: its spools stay), they are an earlier run's, moved aside.
+  release_spool_dir(dir_, lock_, false);
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-8", moved_too, lock_), 0);
+  EXPECT_EQ(moved_too, dir_ + ".1");
+  EXPECT_TRUE(fs::is_regular_file(dir_ + ".1/rank-000000.bin"));
+  EXPECT_FALSE(fs::exists(dir_ + ".1" + kSpoolLockName));
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/.run-8"));
 }
 
 TEST_F(SpoolDir, AnEarlierRunsEventSpoolsAreMovedAsideToTheFirstFreeNumberWhole) {
@@ -40,7 +76,7 @@ TEST_F(SpoolDir, AnEarlierRunsEventSpoolsAreMovedAsideToTheFirstFreeNumberWhole)
   fs::create_directories(dir_ + ".1");  // an even earlier run, moved aside before
   touch(dir_ + ".1/rank-000000.bin", "older events");
   std::string moved;
-  ASSERT_EQ(make_spool_dir(dir_, "/.run-2", moved), 0);
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-2", moved, lock_), 0);
   EXPECT_EQ(moved, dir_ + ".2");
   std::ifstream events(dir_ + ".2/rank-000000.bin"), clock(dir_ + ".2/rank-000000.clock"), older(dir_ + ".1/rank-000000.bin");
   std::string a, b, c;
@@ -61,7 +97,7 @@ TEST_F(SpoolDir, AnEarlierRunIsMovedPastANumberTakenByAFile) {
   touch(dir_ + "/rank-000000.bin", "earlier events");
   touch(dir_ + ".1", "not a spool");
   std::string moved;
-  ASSERT_EQ(make_spool_dir(dir_, "/.run-5", moved), 0);
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-5", moved, lock_), 0);
   EXPECT_EQ(moved, dir_ + ".2");
   EXPECT_TRUE(fs::is_regular_file(dir_ + ".2/rank-000000.bin"));
   std::ifstream in(dir_ + ".1");
@@ -78,7 +114,7 @@ TEST_F(SpoolDir, ADirectoryWithoutEventSpoolsIsReusedWithoutItsLeftovers) {
   touch(dir_ + "/.run-old");   // a mark left by a run that died in MPI_Init
   touch(dir_ + "/notes.txt");  // not the tracer's
   std::string moved;
-  ASSERT_EQ(make_spool_dir(dir_, "/.run-3", moved), 0);
+  ASSERT_EQ(make_spool_dir(dir_, "/.run-3", moved, lock_), 0);
   EXPECT_TRUE(moved.empty());
   EXPECT_FALSE(fs::exists(dir_ + "/rank-000003.counters"));
   EXPECT_FALSE(fs::exists(dir_ + "/rank-000002.placement"));
@@ -91,7 +127,7 @@ TEST_F(SpoolDir, ADirectoryWithoutEventSpoolsIsReusedWithoutItsLeftovers) {
 TEST_F(SpoolDir, AFileInTheDirectorysPlaceFailsWithErrnoAndIsLeftAlone) {
   touch(dir_, "in the way");
   std::string moved;
-  EXPECT_EQ(make_spool_dir(dir_, "/.run-4", moved), ENOTDIR);
+  EXPECT_EQ(make_spool_dir(dir_, "/.run-4", moved, lock_), ENOTDIR);
   EXPECT_TRUE(fs::is_regular_file(dir_));
   EXPECT_TRUE(moved.empty());
 }

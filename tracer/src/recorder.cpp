@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -270,7 +271,12 @@ void start(Call init_call, const void* call_site) {
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   s->threaded = provided == MPI_THREAD_MULTIPLE;
+  // Relative to where MPI_Init ran: an application that changes directory before MPI_Finalize (the
+  // launcher's path is absolute; a linked program's, or the default, may not be) must find its spool
+  // there, and write the file beside it.
   s->output = env_or("RIPPLE_TRACE_OUTPUT", "ripple-trace.h5");
+  if (std::error_code ec; s->output.front() != '/')
+    if (const std::filesystem::path whole = std::filesystem::absolute(s->output, ec); !ec) s->output = whole.string();
   std::string ignored;  // settings from the environment that were not numbers in range
   const double mib = env_number("RIPPLE_TRACE_BUFFER_MIB", 64, 1.0 / 1024, 1 << 30, ignored);
   // Infinite: never by time (still whenever a quarter of the ring is taken).
@@ -319,7 +325,7 @@ void start(Call init_call, const void* call_site) {
     clock_gettime(CLOCK_REALTIME, &now);
     std::snprintf(run_mark, sizeof run_mark, "/.run-%ld-%ld-%ld", static_cast<long>(::getpid()), static_cast<long>(now.tv_sec),
                   static_cast<long>(now.tv_nsec));
-    made = detail::make_spool_dir(s->spool_dir, run_mark, moved);
+    made = detail::make_spool_dir(s->spool_dir, run_mark, moved, s->spool_lock_fd);
   }
   PMPI_Bcast(run_mark, sizeof run_mark, MPI_CHAR, 0, MPI_COMM_WORLD);
   PMPI_Bcast(&made, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -333,7 +339,10 @@ void start(Call init_call, const void* call_site) {
   const bool shared = made == 0 && ::access((s->spool_dir + run_mark).c_str(), F_OK) == 0;
   const bool mine = have_ring && shared && s->spool.open(s->spool_path);
   const int open_errno = errno;
-  const std::string why = !have_ring  ? std::string("cannot map the event buffer (--buffer-mib)")
+  const std::string why = !have_ring ? std::string("cannot map the event buffer (--buffer-mib)")
+                          : made == EBUSY
+                              ? "finds the spool directory '" + s->spool_dir +
+                                    "' in use by another run that writes the same trace: give each run its own output (-o)"
                           : made != 0 ? "cannot make the spool directory '" + s->spool_dir + "': " + std::strerror(made)
                           : !shared   ? "does not see the spool directory rank 0 made, '" + s->spool_dir +
                                           "': the output must be on a file system that every rank shares"
@@ -349,8 +358,11 @@ void start(Call init_call, const void* call_site) {
     s->spool.close();
     if (mine) ::unlink(s->spool_path.c_str());
     PMPI_Barrier(MPI_COMM_WORLD);
-    if (s->rank == 0) ::rmdir(s->spool_dir.c_str());  // nothing was recorded: nothing stays behind
-    return;                                           // not active
+    if (s->rank == 0 && made != EBUSY) {  // nothing was recorded: nothing stays behind (another run's directory stays)
+      detail::release_spool_dir(s->spool_dir, s->spool_lock_fd, true);
+      ::rmdir(s->spool_dir.c_str());
+    }
+    return;  // not active
   }
 
   s->placement = detail::probe_placement(MPI_COMM_WORLD);
@@ -680,18 +692,24 @@ Event& Scope::new_completion(int index) {
   return c;
 }
 
-void Scope::completion(int index, const MPI_Status* status) {
+void Scope::completion(int index, const MPI_Status* status, bool freed) {
   if (index < 0 || index >= snapshot_count_) return;                           // not one of the requests the call was given
   if (t_handles[static_cast<std::size_t>(index)] == MPI_REQUEST_NULL) return;  // nothing was pending
   if (errors_in_status_ && status != nullptr && status->MPI_ERROR == MPI_ERR_PENDING) return;  // not completed
   const detail::RequestInfo copy = t_infos[static_cast<std::size_t>(index)];
-  if (copy.persistent && !copy.active) return;  // an inactive persistent request completes at once, empty
-  Event& c = new_completion(index);
   State& s = *g_state;
   const auto handle = reinterpret_cast<std::uintptr_t>(t_handles[static_cast<std::size_t>(index)]);
+  if (copy.persistent && !copy.active) {  // an inactive persistent request completes at once, empty
+    if (freed && copy.id >= 0) {
+      const Guard guard(s);
+      s.requests.erase_if(handle, copy.id);
+    }
+    return;
+  }
+  Event& c = new_completion(index);
   if (copy.id >= 0) {
     const Guard guard(s);
-    if (copy.persistent)
+    if (copy.persistent && !freed)
       s.requests.set_active(handle, false);
     else
       s.requests.erase_if(handle, copy.id);
@@ -729,6 +747,13 @@ void Scope::completed_all(int count, const MPI_Status* statuses) {
 void Scope::completed_some(int outcount, const int* indices, const MPI_Status* statuses) {
   if (!recording_ || outcount == MPI_UNDEFINED) return;
   for (int k = 0; k < outcount; ++k) completion(indices[k], statuses + k);
+}
+
+void Scope::completed_failed(const MPI_Request* requests, int count, const MPI_Status* status) {
+  if (!recording_ || requests == nullptr) return;
+  for (int k = 0; k < count && k < snapshot_count_; ++k)
+    if (t_handles[static_cast<std::size_t>(k)] != MPI_REQUEST_NULL && requests[k] == MPI_REQUEST_NULL)
+      completion(k, status, true);  // Waitany and Testany complete one at most
 }
 
 void Scope::resolve_source(const MPI_Status* status, MPI_Comm c) {

@@ -185,6 +185,10 @@ public:
   void completed_some(int outcount, const int* indices, const MPI_Status* statuses);
   // The call returned MPI_ERR_IN_STATUS: each status's MPI_ERROR says whether its request completed.
   void errors_in_status() { errors_in_status_ = true; }
+  // The call returned another error (MPI_ERRORS_RETURN): index, outcount and statuses may be
+  // undefined, but MPI frees a request that failed, so each handle it set to MPI_REQUEST_NULL
+  // completed. `status`: the single request's (MPI_Wait, MPI_Test, MPI_Waitany, MPI_Testany), or null.
+  void completed_failed(const MPI_Request* requests, int count, const MPI_Status* status);
   // A probe or receive: the actual sender of an MPI_ANY_SOURCE one, and the bytes the status gives
   // (a probe has no buffer: the pending message's bytes).
   void resolve_source(const MPI_Status* status, MPI_Comm c);
@@ -223,7 +227,7 @@ private:
   // there, so that no other thread's event comes between them and a rank's events stay in exit order.
   void commit_together();
   void translate_peer(int rank, MPI_Comm c);
-  void completion(int index, const MPI_Status* status);
+  void completion(int index, const MPI_Status* status, bool freed = false);  // freed: MPI freed it, persistent or not
   Event& new_completion(int index);
   Event event_;
   bool recording_ = false;

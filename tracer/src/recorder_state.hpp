@@ -39,6 +39,7 @@ struct State {
   bool threaded = false;
   int rank = 0, ranks = 1;
   std::string output, spool_dir, spool_path;
+  int spool_lock_fd = -1;        // rank 0: its hold on spool_dir (spool_dir.hpp), until the run is done with it
   bool output_replaced = false;  // MPI_Finalize's writer has replaced what was at `output`: a failed file goes
   EventSpool spool;              // the ring's events on disk; written by flush() under write_mutex
   // Side spools beside the event spool, written by flush() like it: counter samples (queued in

@@ -57,9 +57,20 @@ struct Sampling {
 int launch(const std::string& output, double buffer_mib, double flush_seconds, const Sampling& sampling,
            const std::vector<std::string>& command) {
   if (command.empty()) throw InputError("ripple trace: name the program to run after --, e.g. ripple trace -- ./app args");
-  const std::string lib = library_path();
-  if (!fs::exists(lib))
+  // Absolute: the dynamic loader looks for a name without a slash only in the system's library
+  // directories, and for a relative path from wherever the program is started (a wrapper script may
+  // first change directory); either way the program would run untraced.
+  std::error_code ec;
+  const std::string lib = fs::absolute(library_path(), ec).string();
+  if (ec || !fs::exists(lib))
     throw InputError(fmt::format("ripple trace: tracer library '{}' not found: set RIPPLE_TRACE_LIBRARY", lib));
+  // LD_PRELOAD separates its entries by spaces and colons, with no way to quote one: such a path
+  // would be split, and the program run untraced.
+  if (lib.find_first_of(" \t\n:") != std::string::npos)
+    throw InputError(
+        fmt::format("ripple trace: the tracer library's path '{}' has a space or colon, which LD_PRELOAD cannot "
+                    "hold: link or copy it to a path without one and name that in RIPPLE_TRACE_LIBRARY",
+                    lib));
   const fs::path out = fs::absolute(output);
   // Said now, not after the run (its events would then wait in the spool for `recover`).
   if (const std::string why = hdf5_output_refused(out.string()); !why.empty())

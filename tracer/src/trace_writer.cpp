@@ -25,6 +25,7 @@
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
 #include "sources_json.hpp"
+#include "spool_dir.hpp"
 #include "spool_reader.hpp"
 #include "trace_file_guard.hpp"
 
@@ -531,7 +532,10 @@ void stop(const void* call_site) {
       if (!s->sample_spool_path.empty()) ::unlink(s->sample_spool_path.c_str());
       if (!s->placement_spool_path.empty()) ::unlink(s->placement_spool_path.c_str());
       PMPI_Barrier(MPI_COMM_WORLD);
-      if (s->rank == 0) ::rmdir(s->spool_dir.c_str());
+      if (s->rank == 0) {
+        detail::release_spool_dir(s->spool_dir, s->spool_lock_fd, true);
+        ::rmdir(s->spool_dir.c_str());
+      }
     } else if (s->rank == 0) {
       // An incomplete file is no trace, and its blocks are what recover will need: it goes.
       if (s->output_replaced) remove_regular_file(s->output);
@@ -542,6 +546,7 @@ void stop(const void* call_site) {
     }
   }
   detail::stop_flusher(*s);
+  detail::release_spool_dir(s->spool_dir, s->spool_lock_fd, false);  // kept spools: the next run may move them aside
   g_state = nullptr;
   delete s;
 }

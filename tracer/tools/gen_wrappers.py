@@ -170,7 +170,8 @@ def wrapper(f):
         if "cancel" in roles:
             rec.append(f"if (rc == MPI_SUCCESS) scope.cancelling({roles['cancel']});")
         # A failed completion call (under MPI_ERRORS_RETURN) may leave index, outcount and indices
-        # undefined: completions are recorded only when MPI reports success (or errors per status).
+        # undefined: they are read only when MPI reports success (or errors per status); otherwise
+        # the requests completed are those whose handles MPI freed.
         ok = "(rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS)"
         done_flag = f"{ok} && *{roles['flag']}" if "flag" in roles else ok
         if "complete" in roles or "completes" in roles:
@@ -183,6 +184,12 @@ def wrapper(f):
             rec.append(f"if ({done_flag} && *{roles['index']} != MPI_UNDEFINED) scope.completed_one(*{roles['index']}, ripple_status);")
         elif "completes" in roles:
             rec.append(f"if ({done_flag}) scope.completed_all({roles['count']}, ripple_statuses);")
+        # A call that failed otherwise (a request's error) did complete the requests whose handles
+        # MPI freed (a failed request is freed); only a single request's status is read.
+        if "complete" in roles or "completes" in roles:
+            reqs, n = (roles["complete"], "1") if "complete" in roles else (roles["completes"], roles["count"])
+            st = "ripple_status" if "status" in roles else "nullptr"
+            rec.append(f"if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) scope.completed_failed({reqs}, {n}, {st});")
         elif "recvpeer" in roles:
             rec.append(f"if (rc == MPI_SUCCESS) scope.received({roles['recvpeer']}, ripple_status, {roles['comm']});")
         elif "status" in roles and "file" in roles:
