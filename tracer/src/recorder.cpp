@@ -137,7 +137,8 @@ void flush() {
 // less (a rank that calls MPI back to back fills 64 MiB in about 35 ms).
 void flusher_loop(State* s) {
   // The application's signals go to its own threads: a handler it installs must not run here, in
-  // the middle of a flush (exit() from it would join this thread from itself).
+  // the middle of a flush (exit() from it would join this thread from itself). The thread starts
+  // with them blocked (start); blocked here again all the same.
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
@@ -433,7 +434,18 @@ void start(Call init_call, const void* call_site) {
   {
     const std::lock_guard<std::mutex> writer(s->write_mutex);
     try {
-      s->flusher = std::thread(flusher_loop, s);
+      // Made with every signal blocked, so that it starts with them blocked: none reaches it even
+      // before its first instruction. The calling thread's mask is restored at once.
+      sigset_t all, before;
+      sigfillset(&all);
+      pthread_sigmask(SIG_BLOCK, &all, &before);
+      try {
+        s->flusher = std::thread(flusher_loop, s);
+      } catch (...) {
+        pthread_sigmask(SIG_SETMASK, &before, nullptr);
+        throw;
+      }
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
       // Off the rank's CPUs where some CPU of the node is bound to no rank: its encoding and writing
       // then take no rank's time. Said with the placement (sources.hwloc).
       s->placement.status += "; " + detail::place_tracer_thread(s->flusher.native_handle(), s->placement);
