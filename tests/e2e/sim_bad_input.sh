@@ -12,17 +12,10 @@ t_end = 0.002
 file = "out.h5"
 TOML
 
-# expect_error NAME PATTERN ARGS...: 2 ranks, exit code 2, exactly one error line that matches.
+# expect_error NAME PATTERN ARGS...: `ripple sim ARGS` on 2 ranks: exit code 2, exactly one error line that matches.
 expect_error() {
   local name=$1 pattern=$2; shift 2
-  local rc=0
-  run_np 2 sim "$@" > out.txt 2> err.txt || rc=$?
-  local lines
-  lines=$(grep -c '^ripple: error' err.txt || true)
-  if [ "$rc" -ne 2 ]; then fail "$name: exit code $rc (want 2): $(cat err.txt)"; return; fi
-  if [ "$lines" -ne 1 ]; then fail "$name: $lines error lines (want 1): $(cat err.txt)"; return; fi
-  if ! grep -q -- "$pattern" err.txt; then fail "$name: message lacks '$pattern': $(cat err.txt)"; return; fi
-  pass "$name: $(grep '^ripple: error' err.txt)"
+  if expect_one_error "$name" "$pattern" sim "$@"; then pass "$name: $(grep '^ripple: error' err.txt)"; fi
 }
 
 expect_error "unknown key" "\[model\] oscilators: unknown key" good.toml --set model.oscilators=3

@@ -4,17 +4,12 @@
 # went on with other settings than asked, or without the program's own options).
 source "$(dirname "$0")/lib.sh"
 
-# expect_refused NAME PATTERN ARGS...: 2 ranks, exit code 2, one error line that matches, the program not run.
+# expect_refused NAME PATTERN ARGS...: `ripple trace ARGS` on 2 ranks: exit code 2, one error line
+# that matches, the program not run.
 expect_refused() {
   local name=$1 pattern=$2; shift 2
-  local rc=0
   rm -f ran.txt
-  run_np 2 trace "$@" > out.txt 2> err.txt || rc=$?
-  local lines
-  lines=$(grep -c '^ripple: error' err.txt || true)
-  if [ "$rc" -ne 2 ]; then fail "$name: exit code $rc (want 2): $(cat err.txt)"; return; fi
-  if [ "$lines" -ne 1 ]; then fail "$name: $lines error lines (want 1): $(cat err.txt)"; return; fi
-  if ! grep -q -- "$pattern" err.txt; then fail "$name: message lacks '$pattern': $(cat err.txt)"; return; fi
+  expect_one_error "$name" "$pattern" trace "$@" || return 0
   if [ -e ran.txt ]; then fail "$name: the program ran"; return; fi
   pass "$name: $(grep '^ripple: error' err.txt)"
 }

@@ -2,10 +2,8 @@
 // it died before MPI_Finalize (a rank killed, MPI_Abort). Runs as one process, without MPI.
 #include "recover.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <hdf5.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -73,12 +71,12 @@ private:
 // file (one replaced by a FIFO after the listing would block the reading for ever).
 class SpoolFile {
 public:
-  explicit SpoolFile(const fs::path& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) {
-    struct stat st {};
-    if (fd_ < 0 || ::fstat(fd_, &st) != 0)
-      throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
-    if (!S_ISREG(st.st_mode)) throw InputError(fmt::format("{}: not a regular file", path.string()));
-    size_ = static_cast<std::uintmax_t>(st.st_size);
+  explicit SpoolFile(const fs::path& path) : path_(path) {
+    std::int64_t bytes = 0;
+    fd_ = detail::open_spool_file(path.string(), bytes);
+    if (fd_ < 0 && errno == EINVAL) throw InputError(fmt::format("{}: not a regular file", path.string()));
+    if (fd_ < 0) throw InputError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
+    size_ = static_cast<std::uintmax_t>(bytes);
   }
   SpoolFile(SpoolFile&& other) noexcept
       : path_(other.path_), fd_(std::exchange(other.fd_, -1)), size_(other.size_), at_(other.at_) {}
@@ -106,7 +104,7 @@ public:
 
 private:
   fs::path path_;
-  int fd_;
+  int fd_ = -1;
   std::uintmax_t size_ = 0;
   std::uintmax_t at_ = 0;
 };

@@ -40,7 +40,7 @@ std::optional<double> namespace_shift() {
   return monotonic_namespace_offset(text);
 }
 
-std::string fmt_seconds(double s) {
+std::string signed_seconds(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%+.9g s", s);
   return text;
@@ -162,7 +162,7 @@ void MemorySampler::start(const SamplerConfig& c, int rank, double t0) {
     clock_note = ", sample times in an unknown time namespace";
   else if (*shift != 0) {
     offset_ += *shift;
-    clock_note = ", sample times moved " + fmt_seconds(*shift) + " into this process's time namespace";
+    clock_note = ", sample times moved " + signed_seconds(*shift) + " into this process's time namespace";
   }
   max_samples_ = c.max_samples;
   if (c.event == "off") {

@@ -86,8 +86,9 @@ private:
   SampleEventSpec event_;  // what was opened (keep() asks it which samples are loads)
   int rank_ = 0;
   std::uint32_t pid_ = 0;    // the rank's process: samples of processes it forks are not its own
-  double offset_ = 0;        // tracer time = kernel ns * 1e-9 + offset_
-  double clock_offset_ = 0;  // tracer time = clock_seconds() + clock_offset_ (the same but in a time namespace)
+  double offset_ = 0;        // tracer time = kernel ns * 1e-9 + offset_ (a sample's, on the kernel's clock)
+  double clock_offset_ = 0;  // tracer time = clock_seconds() + clock_offset_ (this process's clock; differs from
+                             // offset_ by a time namespace's offset)
   std::size_t max_samples_ = 0;
   std::vector<SampleRecord> pending_;  // decoded, not yet spooled
   std::vector<SampleRecord> writing_;  // spool_new's: swapped with pending_, so both keep their room

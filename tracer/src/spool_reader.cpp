@@ -10,21 +10,33 @@
 
 namespace ripple::trace::detail {
 
+int open_spool_file(const std::string& path, std::int64_t& bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = S_ISREG(st.st_mode) ? errno : EINVAL;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  bytes = static_cast<std::int64_t>(st.st_size);
+  return fd;
+}
+
 bool SpoolRecords::open(const std::string& path, std::int64_t data_offset, std::size_t record_bytes) {
   close();
   record_ = record_bytes > 0 ? record_bytes : 1;
   cut_off_bytes_ = 0;
   cut_off_ = failed_ = false;
-  // Without blocking, and regular files only: a FIFO (or a device) named like a spool would block
-  // the open, or every read, for ever. O_NONBLOCK does nothing to a regular file's reads.
-  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  std::int64_t size = 0;
+  fd_ = open_spool_file(path, size);
   if (fd_ < 0) return false;
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || ::lseek(fd_, data_offset, SEEK_SET) != data_offset) {
+  if (::lseek(fd_, data_offset, SEEK_SET) != data_offset) {
     close();
     return false;
   }
-  const std::int64_t bytes = st.st_size > data_offset ? st.st_size - data_offset : 0;
+  const std::int64_t bytes = size > data_offset ? size - data_offset : 0;
   records_ = bytes / static_cast<std::int64_t>(record_);
   return true;
 }
@@ -126,7 +138,8 @@ std::int64_t read_stream_count(const std::string& path, const SpoolHeader& heade
   // Where the header or its names would overlap it, it is not one.
   if (header.stream_count != 1 || header.names_bytes < 0 || at < static_cast<std::int64_t>(sizeof header) + header.names_bytes)
     return -1;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // as SpoolRecords::open, never blocking
+  std::int64_t size = 0;
+  const int fd = open_spool_file(path, size);
   if (fd < 0) return -1;
   const bool whole = ::pread(fd, &count, sizeof count, at) == static_cast<ssize_t>(sizeof count);
   ::close(fd);

@@ -15,6 +15,11 @@
 
 namespace ripple::trace::detail {
 
+// Opens a spool for reading: without blocking (a FIFO or a device named like a spool would block the
+// open, or every read, for ever; O_NONBLOCK does nothing to a regular file's reads), a regular
+// file only. Its descriptor, and its size in `bytes`; or -1 with errno (EINVAL: not a regular file).
+int open_spool_file(const std::string& path, std::int64_t& bytes);
+
 class SpoolRecords {
 public:
   SpoolRecords() = default;
@@ -22,8 +27,8 @@ public:
   SpoolRecords& operator=(const SpoolRecords&) = delete;
   ~SpoolRecords() { close(); }
 
-  // Opens `path` for records of `record_bytes` from byte `data_offset` on. False if it cannot, or if
-  // it is not a regular file.
+  // Opens `path` for records of `record_bytes` from byte `data_offset` on. False if it cannot
+  // (open_spool_file).
   bool open(const std::string& path, std::int64_t data_offset, std::size_t record_bytes);
   // Up to `max` whole records into `out` (max * record_bytes bytes); fewer only at the file's end,
   // or where a read failed (failed(): none are returned after that).

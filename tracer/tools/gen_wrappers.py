@@ -176,17 +176,16 @@ def wrapper(f):
         done_flag = f"{ok} && *{roles['flag']}" if "flag" in roles else ok
         if "complete" in roles or "completes" in roles:
             rec.append("if (rc == MPI_ERR_IN_STATUS) scope.errors_in_status();")
-        if "complete" in roles:
-            rec.append(f"if ({done_flag}) scope.completed_one(0, ripple_status);")
-        if "completes" in roles and "outcount" in roles:
-            rec.append(f"if ({ok}) scope.completed_some(*{roles['outcount']}, {roles['indices']}, ripple_statuses);")
-        elif "completes" in roles and "index" in roles:
-            rec.append(f"if ({done_flag} && *{roles['index']} != MPI_UNDEFINED) scope.completed_one(*{roles['index']}, ripple_status);")
-        elif "completes" in roles:
-            rec.append(f"if ({done_flag}) scope.completed_all({roles['count']}, ripple_statuses);")
-        # A call that failed otherwise (a request's error) did complete the requests whose handles
-        # MPI freed (a failed request is freed); only a single request's status is read.
-        if "complete" in roles or "completes" in roles:
+            if "complete" in roles:
+                rec.append(f"if ({done_flag}) scope.completed_one(0, ripple_status);")
+            elif "outcount" in roles:
+                rec.append(f"if ({ok}) scope.completed_some(*{roles['outcount']}, {roles['indices']}, ripple_statuses);")
+            elif "index" in roles:
+                rec.append(f"if ({done_flag} && *{roles['index']} != MPI_UNDEFINED) scope.completed_one(*{roles['index']}, ripple_status);")
+            else:
+                rec.append(f"if ({done_flag}) scope.completed_all({roles['count']}, ripple_statuses);")
+            # A call that failed otherwise (a request's error) did complete the requests whose handles
+            # MPI freed (a failed request is freed); only a single request's status is read.
             reqs, n = (roles["complete"], "1") if "complete" in roles else (roles["completes"], roles["count"])
             st = "ripple_status" if "status" in roles else "nullptr"
             rec.append(f"if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) scope.completed_failed({reqs}, {n}, {st});")
