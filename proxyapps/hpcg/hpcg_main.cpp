@@ -106,13 +106,14 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
     comm_before = comm_seconds();
     history = solver.cg(b, x, o.common.iterations, [&](int k) {
       if (k > 1) close_iteration(solve == 0);
-      if (solve < 0) return;
-      MPI_Pcontrol(kPcontrolIteration, k - 1);
-      injected = proxy::injected_seconds(o.common, rank, k - 1);
-      proxy::spend(o.common.work, injected);
+      // Every CG iteration is marked, the warm-up solves' ones negative (-warmup * iterations ... -1),
+      // as the other apps number their warm-up iterations.
+      MPI_Pcontrol(kPcontrolIteration, solve * o.common.iterations + k - 1);
+      if (solve == 0) injected = proxy::inject(o.common, rank, k - 1);
     });
     close_iteration(solve == 0);
   }
+  MPI_Pcontrol(kPcontrolLoopEnd);
   const double now = MPI_Wtime();
   double seconds = now - start;
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm));

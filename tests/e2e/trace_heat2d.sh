@@ -18,7 +18,10 @@ for rank in range(4):
     calls = Counter(names[c] for c in e["call"])
     # On a 2x2 grid every rank has two neighbours; 50 iterations plus the exchange before the first.
     assert calls["MPI_Isend"] == 2 * 51 and calls["MPI_Irecv"] == 2 * 51, (rank, calls)
-    assert calls["MPI_Waitall"] == 51 and calls["MPI_Pcontrol"] == 50, (rank, calls)
+    marks = t.calls("MPI_Pcontrol", e)["tag"]
+    # 50 iteration markers (level 7701) and the loop's end (7703); no delay was injected (7702)
+    assert calls["MPI_Waitall"] == 51 and (marks == 7701).sum() == 50 and list(marks[-1:]) == [7703], (rank, calls, marks)
+    assert len(marks) == 51, marks
     assert (e["t_enter"] <= e["t_exit"]).all(), rank
     assert (e["t_enter"][1:] >= e["t_enter"][:-1]).all(), f"rank {rank}: enter times not monotone"
     assert sorted(set(t.calls("MPI_Pcontrol", e)["iteration"])) == list(range(50))

@@ -983,25 +983,34 @@ void Scope::request(const MPI_Request* r, unsigned kind) {
 
 }  // namespace ripple::trace
 
-// MPI_Pcontrol takes variable arguments, so it is written by hand: level kPcontrolIteration carries
-// the iteration that starts now (proxyapps; docs/trace-format.md).
+// MPI_Pcontrol takes variable arguments, so it is written by hand. Ripple's levels (pcontrol.hpp,
+// docs/trace-format.md): kPcontrolIteration carries the iteration that starts now, kPcontrolDelay
+// the iteration and seconds of injected work, kPcontrolLoopEnd nothing. Counters are sampled at the
+// start of every iteration and at the loop's end, so that each iteration has its own difference.
 extern "C" RIPPLE_TRACE_EXPORT int MPI_Pcontrol(const int level, ...) {
-  if (level == ripple::kPcontrolIteration) {
+  int iteration = 0;
+  double seconds = 0;
+  if (level == ripple::kPcontrolIteration || level == ripple::kPcontrolDelay) {
     va_list args;
     va_start(args, level);
-    const int iteration = va_arg(args, int);
+    iteration = va_arg(args, int);
+    if (level == ripple::kPcontrolDelay) seconds = va_arg(args, double);
     va_end(args);
-    ripple::trace::set_iteration(iteration);
-    if (ripple::trace::detail::g_state != nullptr && ripple::trace::detail::recording()) {
-      ripple::trace::detail::State& s = *ripple::trace::detail::g_state;
-      ripple::trace::detail::sample_counters(s);
-      if (s.sampler.active()) {
-        s.sampler.mark(iteration);
-        s.sampler.drain();
-      }
+  }
+  if (level == ripple::kPcontrolIteration) ripple::trace::set_iteration(iteration);
+  if ((level == ripple::kPcontrolIteration || level == ripple::kPcontrolLoopEnd) && ripple::trace::detail::g_state != nullptr &&
+      ripple::trace::detail::recording()) {
+    ripple::trace::detail::State& s = *ripple::trace::detail::g_state;
+    ripple::trace::detail::sample_counters(s);
+    if (level == ripple::kPcontrolIteration && s.sampler.active()) {
+      s.sampler.mark(iteration);
+      s.sampler.drain();
     }
   }
   ripple::trace::Scope scope(ripple::trace::Call::MPI_Pcontrol, __builtin_return_address(0));
-  if (scope.recording()) scope.tag(level);
+  if (scope.recording()) {
+    scope.tag(level);
+    if (level == ripple::kPcontrolDelay) scope.injected_delay(iteration, seconds);
+  }
   return PMPI_Pcontrol(level);
 }

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 
 #include "ripple/trace/event.hpp"
@@ -161,6 +162,12 @@ public:
   // this rank's own contribution, counts[its rank in comm] elements of `type` in `buf`.
   void buffer_own(const void* buf, const int counts[], MPI_Datatype type, MPI_Comm comm);
   void count(int n) { event_.count = n; }
+  // An injected-delay marker (MPI_Pcontrol(kPcontrolDelay, iteration, seconds)): the iteration in
+  // `count`, the seconds' IEEE-754 bits in `buffer` (exact; docs/trace-format.md).
+  void injected_delay(int iteration, double seconds) {
+    event_.count = iteration;
+    event_.buffer = std::bit_cast<std::uint64_t>(seconds);
+  }
   RIPPLE_HOT void comm(MPI_Comm c) { event_.comm = c == MPI_COMM_WORLD ? 0 : c == MPI_COMM_NULL ? -1 : detail::comm_id(c); }
   RIPPLE_HOT void peer(int rank, MPI_Comm c) {
     if (event_.comm == 0 && rank >= 0 && rank < detail::g_recording.ranks) {  // MPI_COMM_WORLD: no translation

@@ -24,6 +24,7 @@
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
 #include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/pcontrol.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
 #include "ripple/trace/trace_schema.hpp"
@@ -453,18 +454,18 @@ void write_recovered_counters(hid_t file, const fs::path& dir, const SpoolFiles&
   const CounterSpool& first = counters.begin()->second;
   bool same = true;
   for (const auto& [r, c] : counters) same = same && c.header.values == first.header.values && c.names == first.names;
-  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_attribute(group.get(), "events", first.names);
-  write_attribute(group.get(), "status", first.status);
-  write_attribute(group.get(), "recovered",
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, schema::kCounters, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_attribute(group.get(), schema::kCounterEventsAttr, first.names);
+  write_attribute(group.get(), schema::kStatusAttr, first.status);
+  write_attribute(group.get(), schema::kRecoveredAttr,
                   std::string("every sample taken before the run died (MPI_Init and each iteration marker), from the counter "
                               "spools; ranks without one are missing"));
-  if (!same) write_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
+  if (!same) write_attribute(group.get(), schema::kValuesMissingAttr, std::string("the ranks counted different event lists"));
   const auto rows = static_cast<hsize_t>(total), width = static_cast<hsize_t>(first.header.values);
-  H5Id time_ds = create_rows(file, "/counters/time", H5T_NATIVE_DOUBLE, rows);
-  H5Id iteration_ds = create_rows(file, "/counters/iteration", H5T_NATIVE_INT32, rows);
-  H5Id rank_ds = create_rows(file, "/counters/rank", H5T_NATIVE_INT32, rows);
-  H5Id values_ds = same ? create_rows(file, "/counters/values", H5T_NATIVE_INT64, rows, width) : H5Id();
+  H5Id time_ds = create_rows(file, schema::kCounterTime, H5T_NATIVE_DOUBLE, rows);
+  H5Id iteration_ds = create_rows(file, schema::kCounterIteration, H5T_NATIVE_INT32, rows);
+  H5Id rank_ds = create_rows(file, schema::kCounterRank, H5T_NATIVE_INT32, rows);
+  H5Id values_ds = same ? create_rows(file, schema::kCounterValues, H5T_NATIVE_INT64, rows, width) : H5Id();
   constexpr std::int64_t kRound = 1 << 16;
   std::vector<char> records;
   std::vector<double> time;
@@ -582,10 +583,10 @@ void write_recovered_samples(hid_t file, const std::map<int, SampleSpool>& found
                    "(damaged): dropped\n",
                    s.path.string().c_str(), static_cast<long long>(s.rows - n), static_cast<long long>(s.rows));
   }
-  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_attribute(group.get(), "status", found.begin()->second.status);
-  write_attribute(group.get(), "level_names", level_names_text());
-  write_attribute(group.get(), "recovered",
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, schema::kSamplesGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_attribute(group.get(), schema::kStatusAttr, found.begin()->second.status);
+  write_attribute(group.get(), schema::kLevelNamesAttr, level_names_text());
+  write_attribute(group.get(), schema::kRecoveredAttr,
                   std::string("every sample drained before the run died (at least every 0.1 s), from the sample spools; "
                               "losses in the kernel's ring buffer are unknown (-1)"));
   H5Id type = sample_h5_type();
@@ -695,7 +696,7 @@ void write_recovered_placement(hid_t file, const fs::path& dir, const SpoolFiles
   offsets.back() = static_cast<std::int64_t>(xml.size());
   H5Id type = placement_h5_type();
   write_dataset(file, schema::kPlacement, type.get(), rows.data(), rows.size());
-  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file, schema::kTopology, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_dataset(file, schema::kTopologyXmlOffset, H5T_NATIVE_INT64, offsets.data(), offsets.size());
   write_dataset(file, schema::kTopologyXml, H5T_NATIVE_UINT8, xml.data(), xml.size());
 }
@@ -707,7 +708,7 @@ void write_recovered_sources(hid_t file, int ranks, const std::map<int, RankSour
   const auto json_of = [](const RankSources& r) {
     return detail::sources_json("active (recovered)", r.counters, r.perf, r.hwloc);
   };
-  // trace info refuses rows wider than 64 KiB (analysis/src/trace_reader.cpp). No status is that
+  // trace info refuses rows wider than 64 KiB (tracer/format/src/trace_reader.cpp). No status is that
   // long but a damaged spool's (a flipped bit of its status length takes its records into the
   // status): the longest of the rank's texts is then said and replaced until the row fits.
   constexpr std::size_t kMaxRow = 1 << 16;
@@ -863,7 +864,7 @@ int recover(const std::string& input, const std::string& output) {
       s.events += static_cast<std::int64_t>(n);
       s.last_t_exit = e[n - 1].t_exit;
       for (std::size_t k = 0; s.needs_marks && k < n; ++k)
-        if (e[k].call == pcontrol) s.marks.emplace_back(e[k].t_enter, e[k].iteration);
+        if (e[k].call == pcontrol && e[k].tag == kPcontrolIteration) s.marks.emplace_back(e[k].t_enter, e[k].iteration);
     });
     total += s.events;
     count[static_cast<std::size_t>(r)] = s.events;
@@ -933,36 +934,35 @@ int recover(const std::string& input, const std::string& output) {
   } partial{file, out};
   if (file.get() < 0) throw InputError(fmt::format("cannot create '{}': check the directory is writable", out));
   if (const SpaceCheck space = reserve_file_space(out, need, ExistingFile::Keep); !space.room) throw refused(space);
-  namespace sc = schema;
-  write_attribute(file.get(), "schema", std::string(sc::kSchema));
-  write_attribute(file.get(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
-  write_attribute(file.get(), "events", total);
-  write_attribute(file.get(), "lost_events", static_cast<std::int64_t>(-1));
+  write_attribute(file.get(), schema::kSchemaAttr, std::string(schema::kSchema));
+  write_attribute(file.get(), schema::kVersionAttr, static_cast<std::int64_t>(schema::kVersion));
+  write_attribute(file.get(), schema::kEventsAttr, total);
+  write_attribute(file.get(), schema::kLostEventsAttr, static_cast<std::int64_t>(-1));
   write_attribute(
-      file.get(), "recovered",
+      file.get(), schema::kRecoveredAttr,
       std::string("rebuilt by ripple trace recover from the spools of a run that did not reach MPI_Finalize: "
                   "each rank's events up to its last spool flush; what it recorded after that is lost, how much "
                   "is unknown (lost_events = -1; /ranks/lost counts what reached the spool but is not in the file: failed "
                   "writes, cut-off and unreadable records; -1 where the spool does not say)"));
-  write_attribute(file.get(), sc::kClockSourceAttr,
+  write_attribute(file.get(), schema::kClockSourceAttr,
                   std::string("unknown (recovered: the spool does not say whether TSC or CLOCK_MONOTONIC stamped the "
                               "events; both are on CLOCK_MONOTONIC's scale)"));
-  write_attribute(file.get(), sc::kClockAttr,
+  write_attribute(file.get(), schema::kClockAttr,
                   std::string("seconds since rank 0's start on rank 0's clock, from the offsets measured at MPI_Init only"));
-  write_attribute(file.get(), "call_names", call_names);
-  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_attribute(file.get(), schema::kCallNamesAttr, call_names);
+  H5Id group(RIPPLE_H5_CHECK(H5Gcreate2(file.get(), schema::kRanks, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   write_recovered_placement(file.get(), dir, files, ranks, sources);
   const auto n = static_cast<hsize_t>(ranks);
-  write_dataset(file.get(), sc::kRankOffset, H5T_NATIVE_INT64, offset.data(), n);
-  write_dataset(file.get(), sc::kRankCount, H5T_NATIVE_INT64, count.data(), n);
-  write_dataset(file.get(), sc::kRankLost, H5T_NATIVE_INT64, lost.data(), n);
-  write_dataset(file.get(), "/ranks/last_event_wall_time", H5T_NATIVE_DOUBLE, last_wall.data(), n);
+  write_dataset(file.get(), schema::kRankOffset, H5T_NATIVE_INT64, offset.data(), n);
+  write_dataset(file.get(), schema::kRankCount, H5T_NATIVE_INT64, count.data(), n);
+  write_dataset(file.get(), schema::kRankLost, H5T_NATIVE_INT64, lost.data(), n);
+  write_dataset(file.get(), schema::kLastEventWallTime, H5T_NATIVE_DOUBLE, last_wall.data(), n);
   const std::vector<std::int64_t> unknown(static_cast<std::size_t>(ranks), -1);  // what the spools do not say
-  for (const char* name : {sc::kCountersLost, sc::kRequestsUntracked, sc::kPeersUntranslated})
+  for (const char* name : {schema::kCountersLost, schema::kRequestsUntracked, schema::kPeersUntranslated})
     write_dataset(file.get(), name, H5T_NATIVE_INT64, unknown.data(), n);
   // Second reading: each rank's events onto rank 0's clock, written at the rank's offset in rounds.
   H5Id type = event_h5_type();
-  H5Id events = create_rows(file.get(), sc::kEvents, type.get(), static_cast<hsize_t>(total));
+  H5Id events = create_rows(file.get(), schema::kEvents, type.get(), static_cast<hsize_t>(total));
   std::vector<Event> moved;
   for (auto& [r, s] : spools) {
     std::int64_t done = 0;

@@ -22,11 +22,12 @@
 
 #include "json_text.hpp"
 #include "recover.hpp"
-#include "ripple/analysis/trace_reader.hpp"
 #include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
 #include "ripple/common/index_list.hpp"
+#include "ripple/common/pcontrol.hpp"
+#include "ripple/trace/trace_reader.hpp"
 
 namespace ripple::trace {
 namespace {
@@ -99,7 +100,7 @@ struct CallStats {
 
 // The ranks whose sources differ from rank 0's, grouped by what they say, in the order first seen.
 // (A map from text to group: a run of 10^5 ranks may have as many groups.)
-std::vector<std::pair<std::string, std::vector<int>>> differing_sources(const analysis::TraceReader& t) {
+std::vector<std::pair<std::string, std::vector<int>>> differing_sources(const TraceReader& t) {
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   std::unordered_map<std::string_view, std::size_t> group_of;
   const std::vector<std::string>& all = t.rank_sources();
@@ -114,7 +115,7 @@ std::vector<std::pair<std::string, std::vector<int>>> differing_sources(const an
 }
 
 int info(const std::string& path, bool json) {
-  const analysis::TraceReader t(path, false);  // events and samples piece by piece: memory stays bounded
+  const TraceReader t(path, false);  // events and samples piece by piece: memory stays bounded
   std::vector<std::map<std::string, CallStats>> per_rank(static_cast<std::size_t>(t.ranks()));
   std::map<std::string, CallStats> total;
   std::vector<std::set<int>> iterations(static_cast<std::size_t>(t.ranks()));
@@ -139,7 +140,8 @@ int info(const std::string& path, bool json) {
         if (__builtin_add_overflow(s->bytes, e.bytes, &s->bytes))
           throw InputError(fmt::format("{}: the events' byte counts overflow (corrupted file?)", path));
       }
-      if (name == "MPI_Pcontrol" && e.iteration >= 0) iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
+      if (name == "MPI_Pcontrol" && e.tag == kPcontrolIteration && e.iteration >= 0)
+        iterations[static_cast<std::size_t>(e.rank)].insert(e.iteration);
       if (timed) {
         first = std::min(first, e.t_enter);
         last = std::max(last, e.t_exit);
@@ -176,7 +178,7 @@ int info(const std::string& path, bool json) {
         detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost_unknown ? -1 : lost, untimed, duration,
         t.sources(), calls_json(total));
     for (int r = 0; r < t.ranks(); ++r) {
-      const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
+      const TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
       out += fmt::format(
           "{}{{\"rank\": {}, \"iterations\": {}, \"counter_samples\": {}, \"memory_samples\": {}, \"lost\": {{\"events\": {}, "
           "\"memory_samples\": {}, \"memory_samples_dropped\": {}, \"counter_samples\": {}, \"requests_untracked\": {}, "
@@ -221,7 +223,7 @@ int info(const std::string& path, bool json) {
                   p.core, p.package, p.numa);
     }
     std::printf("\n");
-    const analysis::TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
+    const TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
     const std::int64_t lost_events = t.rank_lost()[static_cast<std::size_t>(r)];
     const auto n = [](std::int64_t v) { return v < 0 ? std::string("unknown") : std::to_string(v); };
     if (lost_events != 0 || l.samples_lost != 0 || l.samples_dropped != 0 || l.counter_samples != 0)

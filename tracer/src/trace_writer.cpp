@@ -216,7 +216,7 @@ void write_placement(const ParallelH5File& file, const State& s) {
   if (s.placement.me.node_leader != 0) offsets[static_cast<std::size_t>(s.placement.me.node)] = at;
   PMPI_Allreduce(MPI_IN_PLACE, offsets.data(), nodes, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   offsets.back() = total;
-  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/topology", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), schema::kTopology, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const auto n_offsets = static_cast<std::int64_t>(offsets.size());
   const H5Id off = create_table(file, schema::kTopologyXmlOffset, H5T_NATIVE_INT64, n_offsets);
   write_slice(file, off.get(), H5T_NATIVE_INT64, 0, s.rank == 0 ? static_cast<hsize_t>(n_offsets) : 0,
@@ -243,16 +243,17 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
   SideSpool spool(n > 0 ? s.counter_spool_path : std::string(), s.counter_data_offset, record_bytes);
   const std::int64_t rows = std::min(spool.rows, s.counter_samples);
   const auto [offset, total] = rank_slice(rows, s.rank);
-  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/counters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  agreed_attribute(group.get(), "events", rank0_string(s.counters.names_text()));
-  agreed_attribute(group.get(), "status", rank0_string(s.counters.status_text()));
+  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), schema::kCounters, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  agreed_attribute(group.get(), schema::kCounterEventsAttr, rank0_string(s.counters.names_text()));
+  agreed_attribute(group.get(), schema::kStatusAttr, rank0_string(s.counters.status_text()));
   const bool with_values = n > 0 && same_width;
-  H5Id time = create_table(file, "/counters/time", H5T_NATIVE_DOUBLE, total);
-  H5Id iteration = create_table(file, "/counters/iteration", H5T_NATIVE_INT32, total);
-  H5Id rank = create_table(file, "/counters/rank", H5T_NATIVE_INT32, total);
+  H5Id time = create_table(file, schema::kCounterTime, H5T_NATIVE_DOUBLE, total);
+  H5Id iteration = create_table(file, schema::kCounterIteration, H5T_NATIVE_INT32, total);
+  H5Id rank = create_table(file, schema::kCounterRank, H5T_NATIVE_INT32, total);
   H5Id values;
-  if (with_values) values = create_table(file, "/counters/values", H5T_NATIVE_INT64, total, n);
-  if (!same_width) agreed_attribute(group.get(), "values_missing", std::string("the ranks counted different event lists"));
+  if (with_values) values = create_table(file, schema::kCounterValues, H5T_NATIVE_INT64, total, n);
+  if (!same_width)
+    agreed_attribute(group.get(), schema::kValuesMissingAttr, std::string("the ranks counted different event lists"));
 
   constexpr std::int64_t kRound = 1 << 16;
   const auto most = static_cast<std::size_t>(std::min(rows, kRound));
@@ -293,9 +294,9 @@ void write_samples(const ParallelH5File& file, const State& s, const ClockModel&
   SideSpool spool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord));
   const std::int64_t rows = spool.rows;
   const auto [offset, total] = rank_slice(rows, s.rank);
-  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  agreed_attribute(group.get(), "status", rank0_string(s.sampler.status()));
-  agreed_attribute(group.get(), "level_names", level_names_text());
+  H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), schema::kSamplesGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  agreed_attribute(group.get(), schema::kStatusAttr, rank0_string(s.sampler.status()));
+  agreed_attribute(group.get(), schema::kLevelNamesAttr, level_names_text());
   const H5Id type = agreed_type(sample_h5_type);
   H5Id ds = create_table(file, schema::kSamples, type.get(), total);
   constexpr std::int64_t kRound = 1 << 16;
@@ -434,30 +435,29 @@ bool write(State& s) {
       throw Error("HDF5 gives no MPI-IO handle of the file");
   });
   watch_trace_file(*static_cast<MPI_File*>(handle));
-  namespace sc = schema;
-  agreed_attribute(file.id(), "schema", std::string(sc::kSchema));
-  agreed_attribute(file.id(), "schema_version", static_cast<std::int64_t>(sc::kVersion));
-  agreed_attribute(file.id(), "events", all);
-  agreed_attribute(file.id(), "lost_events", lost_all);
-  agreed_attribute(file.id(), sc::kSourcesAttr, rank0_string(sources));
-  agreed_attribute(file.id(), sc::kClockSourceAttr, rank0_string(s.clock_source));
-  agreed_attribute(file.id(), sc::kClockAttr,
+  agreed_attribute(file.id(), schema::kSchemaAttr, std::string(schema::kSchema));
+  agreed_attribute(file.id(), schema::kVersionAttr, static_cast<std::int64_t>(schema::kVersion));
+  agreed_attribute(file.id(), schema::kEventsAttr, all);
+  agreed_attribute(file.id(), schema::kLostEventsAttr, lost_all);
+  agreed_attribute(file.id(), schema::kSourcesAttr, rank0_string(sources));
+  agreed_attribute(file.id(), schema::kClockSourceAttr, rank0_string(s.clock_source));
+  agreed_attribute(file.id(), schema::kClockAttr,
                    std::string("seconds since rank 0's start, on rank 0's CLOCK_MONOTONIC: each rank's offset to rank 0 "
                                "is measured by ping-pongs (shortest round trip) at MPI_Init and MPI_Finalize, with a "
                                "linear drift between; /ranks/clock_offset, clock_drift and clock_error give them"));
   int argc = 0;
   const Provenance provenance = collect_provenance(MPI_COMM_WORLD, argc, nullptr);
   agreed([&] { write_provenance(file.id(), provenance); });
-  agreed_attribute(file.id(), "call_names", call_names_text());
-  H5Id ranks_group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), "/ranks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_int64_per_rank(file, sc::kRankOffset, offset, s.rank, s.ranks);
-  write_int64_per_rank(file, sc::kRankCount, total, s.rank, s.ranks);
-  write_int64_per_rank(file, sc::kRankLost, lost, s.rank, s.ranks);
-  write_int64_per_rank(file, sc::kRequestsUntracked, s.requests.untracked(), s.rank, s.ranks);
-  write_int64_per_rank(file, sc::kPeersUntranslated, s.peers_untranslated, s.rank, s.ranks);
-  write_double_per_rank(file, "/ranks/clock_offset", clock.offset(), s.rank, s.ranks);
-  write_double_per_rank(file, "/ranks/clock_drift", clock.drift(), s.rank, s.ranks);
-  write_double_per_rank(file, "/ranks/clock_error", std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);
+  agreed_attribute(file.id(), schema::kCallNamesAttr, call_names_text());
+  H5Id ranks_group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), schema::kRanks, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  write_int64_per_rank(file, schema::kRankOffset, offset, s.rank, s.ranks);
+  write_int64_per_rank(file, schema::kRankCount, total, s.rank, s.ranks);
+  write_int64_per_rank(file, schema::kRankLost, lost, s.rank, s.ranks);
+  write_int64_per_rank(file, schema::kRequestsUntracked, s.requests.untracked(), s.rank, s.ranks);
+  write_int64_per_rank(file, schema::kPeersUntranslated, s.peers_untranslated, s.rank, s.ranks);
+  write_double_per_rank(file, schema::kClockOffset, clock.offset(), s.rank, s.ranks);
+  write_double_per_rank(file, schema::kClockDrift, clock.drift(), s.rank, s.ranks);
+  write_double_per_rank(file, schema::kClockError, std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);
 
   write_counters(file, s, clock);
   write_placement(file, s);
@@ -465,7 +465,7 @@ bool write(State& s) {
   write_samples(file, s, clock);
 
   H5Id type = agreed_type(event_h5_type);
-  H5Id ds = create_table(file, sc::kEvents, type.get(), all);
+  H5Id ds = create_table(file, schema::kEvents, type.get(), all);
   detail::EventBlockReader in;
   in.open(s.spool_path, detail::EventSpool::kDataOffset, detail::kBlockFormat);
   in_rounds(total, kRound, [&](std::int64_t done, std::size_t rows) {

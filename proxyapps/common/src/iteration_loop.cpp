@@ -34,6 +34,13 @@ void spend(WorkMode mode, double seconds) {
   }
 }
 
+double inject(const CommonOptions& o, int rank, int iteration) {
+  const double seconds = injected_seconds(o, rank, iteration);
+  if (seconds > 0) MPI_Pcontrol(kPcontrolDelay, iteration, seconds);  // the trace's ground truth
+  spend(o.work, seconds);
+  return seconds;
+}
+
 IterationLoop::IterationLoop(MPI_Comm comm, const CommonOptions& options) : comm_(comm), o_(options), rank_(comm_rank(comm)) {}
 
 void IterationLoop::run(const std::function<void(int)>& compute, const std::function<void(int)>& communicate) {
@@ -57,7 +64,7 @@ void IterationLoop::run(const std::function<void(int)>& compute, const std::func
     compute(it);
     const double kernel = MPI_Wtime() - t0;
     if (it >= 0 && o_.work == WorkMode::Sleep) spend(WorkMode::Sleep, compute_time_ - kernel);
-    if (it >= 0) spend(o_.work, injected_seconds(o_, rank_, it));
+    if (it >= 0) inject(o_, rank_, it);
     const double t1 = MPI_Wtime();
     communicate(it);
     const double t2 = MPI_Wtime();
@@ -69,6 +76,7 @@ void IterationLoop::run(const std::function<void(int)>& compute, const std::func
     times_.comm.push_back(t2 - t1);
     times_.end.push_back(t2 - start);
   }
+  MPI_Pcontrol(kPcontrolLoopEnd);
   timed_seconds_ = times_.end.empty() ? 0 : times_.end.back();
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &timed_seconds_, 1, MPI_DOUBLE, MPI_MAX, comm_));
 }

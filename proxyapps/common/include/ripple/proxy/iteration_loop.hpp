@@ -19,6 +19,10 @@ struct IterationTimes {
 // Extra work that --delay and --noise ask of `rank` in timed iteration `iteration`.
 double injected_seconds(const CommonOptions& o, int rank, int iteration);
 
+// Spends the work --delay and --noise ask of `rank` in timed iteration `iteration`, marked for the
+// tracer first (MPI_Pcontrol(kPcontrolDelay, ...)); returns its seconds.
+double inject(const CommonOptions& o, int rank, int iteration);
+
 // Spins (compute mode) or sleeps for `seconds`.
 void spend(WorkMode mode, double seconds);
 
@@ -27,7 +31,8 @@ public:
   IterationLoop(MPI_Comm comm, const CommonOptions& options);
 
   // Runs warm-up then timed iterations. `compute(iteration)` does the kernel; `communicate
-  // (iteration)` the exchange. Iterations are numbered from -warmup; timed ones from 0.
+  // (iteration)` the exchange. Iterations are numbered from -warmup; timed ones from 0. Each
+  // iteration's start and the loop's end are marked for the tracer (common/pcontrol.hpp).
   void run(const std::function<void(int)>& compute, const std::function<void(int)>& communicate);
 
   [[nodiscard]] const IterationTimes& times() const { return times_; }

@@ -12,7 +12,7 @@
 #include "ripple/trace/placement_record.hpp"
 #include "ripple/trace/sample_record.hpp"
 
-namespace ripple::analysis {
+namespace ripple::trace {
 
 class TraceReader {
 public:
@@ -25,9 +25,9 @@ public:
   // Events [first, first + count) of /events (every rank's, in rank order; clipped to the table),
   // checked like the constructor's. A time may be NaN (not known: a raw record whose time no recorder
   // writes, see stamp_seconds), never infinite.
-  [[nodiscard]] std::vector<trace::Event> read_events(std::int64_t first, std::int64_t count) const;
+  [[nodiscard]] std::vector<Event> read_events(std::int64_t first, std::int64_t count) const;
   // Memory samples [first, first + count) of /samples/records, likewise.
-  [[nodiscard]] std::vector<trace::SampleRecord> read_samples(std::int64_t first, std::int64_t count) const;
+  [[nodiscard]] std::vector<SampleRecord> read_samples(std::int64_t first, std::int64_t count) const;
   [[nodiscard]] std::int64_t event_count() const { return event_count_; }
   [[nodiscard]] std::int64_t sample_count() const { return sample_count_; }
   [[nodiscard]] int ranks() const { return static_cast<int>(count_.size()); }
@@ -44,7 +44,7 @@ public:
     std::int64_t peers_untranslated = -1;  // events whose peer could not be translated to a world rank: peer -1
   };
   [[nodiscard]] const std::vector<Losses>& rank_losses() const { return losses_; }
-  [[nodiscard]] const std::vector<trace::Event>& events() const { return events_; }
+  [[nodiscard]] const std::vector<Event>& events() const { return events_; }
   [[nodiscard]] const std::vector<std::string>& call_names() const { return call_names_; }
   [[nodiscard]] const std::string& sources() const { return sources_; }  // rank 0's (JSON)
   // Each rank's own sources, the same JSON (empty for traces written before /ranks/sources).
@@ -60,13 +60,13 @@ public:
   };
   [[nodiscard]] const Counters& counters() const { return counters_; }
   // Precise memory samples, all ranks in rank order (empty for traces without them).
-  [[nodiscard]] const std::vector<trace::SampleRecord>& samples() const { return samples_; }
+  [[nodiscard]] const std::vector<SampleRecord>& samples() const { return samples_; }
   [[nodiscard]] const std::string& samples_status() const { return samples_status_; }
   [[nodiscard]] const std::vector<std::string>& sample_level_names() const { return level_names_; }
 
   // Where each rank ran (empty for traces without it, such as ones recovered from older spools) and
   // on how many nodes.
-  [[nodiscard]] const std::vector<trace::Placement>& placement() const { return placement_; }
+  [[nodiscard]] const std::vector<Placement>& placement() const { return placement_; }
   [[nodiscard]] int nodes() const;
 
 private:
@@ -77,10 +77,10 @@ private:
   std::int64_t event_count_ = 0, sample_count_ = 0;
   std::vector<std::int64_t> offset_, count_, lost_;
   std::vector<Losses> losses_;
-  std::vector<trace::Event> events_;
-  std::vector<trace::Placement> placement_;
+  std::vector<Event> events_;
+  std::vector<Placement> placement_;
   Counters counters_;
-  std::vector<trace::SampleRecord> samples_;
+  std::vector<SampleRecord> samples_;
   std::string samples_status_;
   std::vector<std::string> level_names_;
   std::vector<std::string> call_names_;
@@ -88,4 +88,4 @@ private:
   std::vector<std::string> rank_sources_;
 };
 
-}  // namespace ripple::analysis
+}  // namespace ripple::trace

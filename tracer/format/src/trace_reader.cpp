@@ -1,4 +1,4 @@
-#include "ripple/analysis/trace_reader.hpp"
+#include "ripple/trace/trace_reader.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -20,7 +20,7 @@
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
-namespace ripple::analysis {
+namespace ripple::trace {
 namespace {
 
 // The longest call name accepted: MPI's longest is 30 bytes; a damaged file's megabyte-long name would
@@ -77,7 +77,8 @@ bool exists(hid_t file, const char* name, const std::string& path) {
 
 // The dataset or group `name` of the file, which must be there.
 H5Id open_dataset(hid_t file, const char* name, const std::string& path) {
-  if (std::strncmp(name, "/ranks/", 7) == 0 && !exists(file, "/ranks", path))
+  const std::size_t ranks_group = std::strlen(schema::kRanks);
+  if (std::strncmp(name, schema::kRanks, ranks_group) == 0 && name[ranks_group] == '/' && !exists(file, schema::kRanks, path))
     throw InputError(fmt::format("{}: group /ranks is missing", path));
   if (!exists(file, name, path)) throw InputError(fmt::format("{}: dataset {} is missing", path, name));
   return H5Id(from_file(H5Dopen2(file, name, dataset_access()), path, name));
@@ -221,21 +222,21 @@ std::vector<Row> read_rows(const std::string& path, const char* name, hid_t mtyp
 }  // namespace
 
 TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path) {
-  namespace sc = trace::schema;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   require_regular_file(path);
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(fmt::format("{}: not an HDF5 file (truncated or corrupted?)", path));
   H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (file.get() < 0) throw InputError(fmt::format("{}: cannot open (truncated or corrupted?)", path));
-  if (read_string_attribute(file.get(), "schema", path) != sc::kSchema)
-    throw InputError(fmt::format("{}: not a {} file", path, sc::kSchema));
-  const std::int64_t version = read_int_attribute(file.get(), "schema_version", path);
-  if (version != sc::kVersion)
-    throw InputError(fmt::format("{}: schema_version {} but this reader knows {}", path, version, sc::kVersion));
-  sources_ = read_string_attribute(file.get(), sc::kSourcesAttr, path);
+  if (read_string_attribute(file.get(), schema::kSchemaAttr, path) != schema::kSchema)
+    throw InputError(fmt::format("{}: not a {} file", path, schema::kSchema));
+  const std::int64_t version = read_int_attribute(file.get(), schema::kVersionAttr, path);
+  if (version < schema::kOldestVersion || version > schema::kVersion)
+    throw InputError(fmt::format("{}: {} schema_version {}, but this reader reads versions {} to {}", path, schema::kSchema,
+                                 version, schema::kOldestVersion, schema::kVersion));
+  sources_ = read_string_attribute(file.get(), schema::kSourcesAttr, path);
   if (!is_json_object(sources_))  // `info --json` passes it on inside its own output
-    throw InputError(fmt::format("{}: the attribute {} is not a JSON object (damaged?)", path, sc::kSourcesAttr));
-  std::stringstream names(read_string_attribute(file.get(), "call_names", path));
+    throw InputError(fmt::format("{}: the attribute {} is not a JSON object (damaged?)", path, schema::kSourcesAttr));
+  std::stringstream names(read_string_attribute(file.get(), schema::kCallNamesAttr, path));
   for (std::string line; std::getline(names, line);) {
     if (line.size() > kMaxCallName)
       throw InputError(
@@ -243,51 +244,51 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
     call_names_.push_back(line);
   }
 
-  const hsize_t ranks = length_of(file.get(), sc::kRankCount, path);
+  const hsize_t ranks = length_of(file.get(), schema::kRankCount, path);
   if (ranks == 0) throw InputError(fmt::format("{}: the trace has no ranks", path));
-  count_ = read_int64(file.get(), sc::kRankCount, ranks, path);
-  offset_ = read_int64(file.get(), sc::kRankOffset, ranks, path);
-  lost_ = read_int64(file.get(), sc::kRankLost, ranks, path);
-  const hsize_t n = length_of(file.get(), sc::kEvents, path);
+  count_ = read_int64(file.get(), schema::kRankCount, ranks, path);
+  offset_ = read_int64(file.get(), schema::kRankOffset, ranks, path);
+  lost_ = read_int64(file.get(), schema::kRankLost, ranks, path);
+  const hsize_t n = length_of(file.get(), schema::kEvents, path);
   std::int64_t expect = 0;
   for (hsize_t r = 0; r < ranks; ++r) {
     if (count_[r] < 0 || offset_[r] != expect || __builtin_add_overflow(expect, count_[r], &expect))
       throw InputError(fmt::format("{}: /ranks/offset and /ranks/count disagree", path));
   }
-  check_counts(lost_, sc::kRankLost, path, true);  // recovered files: -1 where a rank's losses are unknown
+  check_counts(lost_, schema::kRankLost, path, true);  // recovered files: -1 where a rank's losses are unknown
   if (static_cast<hsize_t>(expect) != n)
     throw InputError(fmt::format("{}: /events holds {} events, /ranks/count says {}", path, n, expect));
 
   // Read into our own memory layout by field name: a file with a missing field is rejected.
-  H5Id ds = open_dataset(file.get(), sc::kEvents, path);
-  H5Id ftype(from_file(H5Dget_type(ds.get()), path, sc::kEvents));
+  H5Id ds = open_dataset(file.get(), schema::kEvents, path);
+  H5Id ftype(from_file(H5Dget_type(ds.get()), path, schema::kEvents));
   std::vector<Member> fields;
-  for (const auto& f : sc::kFields) fields.push_back({f.name, f.type == sc::Field::F64 ? H5T_FLOAT : H5T_INTEGER});
-  check_members(ftype.get(), fields, sc::kEvents, path);
-  check_stored(file.get(), ds.get(), sc::kEvents, path);
+  for (const auto& f : schema::kFields) fields.push_back({f.name, f.type == schema::Field::F64 ? H5T_FLOAT : H5T_INTEGER});
+  check_members(ftype.get(), fields, schema::kEvents, path);
+  check_stored(file.get(), ds.get(), schema::kEvents, path);
   event_count_ = static_cast<std::int64_t>(n);
   if (load_tables) events_ = read_events(0, event_count_);
 
-  if (exists(file.get(), sc::kPlacement, path)) {
-    if (length_of(file.get(), sc::kPlacement, path) != ranks)
-      throw InputError(fmt::format("{}: {} does not have one row per rank", path, sc::kPlacement));
-    H5Id pds = open_dataset(file.get(), sc::kPlacement, path);
-    H5Id ptype(from_file(H5Dget_type(pds.get()), path, sc::kPlacement));
+  if (exists(file.get(), schema::kPlacement, path)) {
+    if (length_of(file.get(), schema::kPlacement, path) != ranks)
+      throw InputError(fmt::format("{}: {} does not have one row per rank", path, schema::kPlacement));
+    H5Id pds = open_dataset(file.get(), schema::kPlacement, path);
+    H5Id ptype(from_file(H5Dget_type(pds.get()), path, schema::kPlacement));
     static constexpr Member kPlacementFields[] = {
         {"host", H5T_STRING},  {"binding", H5T_STRING},      {"node", H5T_INTEGER},
         {"pu", H5T_INTEGER},   {"core", H5T_INTEGER},        {"package", H5T_INTEGER},
         {"numa", H5T_INTEGER}, {"node_leader", H5T_INTEGER}, {"socket_leader", H5T_INTEGER}};
-    check_members(ptype.get(), kPlacementFields, sc::kPlacement, path);
-    check_stored(file.get(), pds.get(), sc::kPlacement, path);
+    check_members(ptype.get(), kPlacementFields, schema::kPlacement, path);
+    check_stored(file.get(), pds.get(), schema::kPlacement, path);
     placement_.resize(ranks);
-    H5Id mtype2 = trace::placement_h5_type();
+    H5Id mtype2 = placement_h5_type();
     if (H5Dread(pds.get(), mtype2.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, placement_.data()) < 0)
-      throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, sc::kPlacement));
+      throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, schema::kPlacement));
     for (auto& p : placement_) {  // never trust a file's strings to be terminated
       p.host[sizeof p.host - 1] = '\0';
       p.binding[sizeof p.binding - 1] = '\0';
       if (p.node < -1 || p.node >= static_cast<std::int64_t>(ranks))  // -1: unknown; at most one node per rank
-        throw InputError(fmt::format("{}: {} names node {} of a trace of {} ranks", path, sc::kPlacement, p.node, ranks));
+        throw InputError(fmt::format("{}: {} names node {} of a trace of {} ranks", path, schema::kPlacement, p.node, ranks));
     }
   }
   read_rank_sources(file.get(), path, ranks);
@@ -300,16 +301,16 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
     check_counts(v, name, path, true);  // recovered files: -1
     for (hsize_t r = 0; r < ranks; ++r) losses_[r].*field = v[r];
   };
-  per_rank(sc::kSamplesLost, &Losses::samples_lost);
-  per_rank(sc::kSamplesDropped, &Losses::samples_dropped);
-  per_rank(sc::kCountersLost, &Losses::counter_samples);
-  per_rank(sc::kRequestsUntracked, &Losses::requests_untracked);
-  per_rank(sc::kPeersUntranslated, &Losses::peers_untranslated);
+  per_rank(schema::kSamplesLost, &Losses::samples_lost);
+  per_rank(schema::kSamplesDropped, &Losses::samples_dropped);
+  per_rank(schema::kCountersLost, &Losses::counter_samples);
+  per_rank(schema::kRequestsUntracked, &Losses::requests_untracked);
+  per_rank(schema::kPeersUntranslated, &Losses::peers_untranslated);
 }
 
 void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::uint64_t ranks) {
-  const char* name = trace::schema::kRankSources;
-  if (!exists(file, "/ranks", path) || !exists(file, name, path)) return;  // older files
+  const char* name = schema::kRankSources;
+  if (!exists(file, schema::kRanks, path) || !exists(file, name, path)) return;  // older files
   if (length_of(file, name, path) != ranks) throw InputError(fmt::format("{}: {} does not have one row per rank", path, name));
   H5Id ds = open_dataset(file, name, path);
   H5Id type(from_file(H5Dget_type(ds.get()), path, name));
@@ -320,7 +321,7 @@ void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::ui
     throw InputError(fmt::format("{}: {} is not a table of fixed-length strings of at most {} bytes", path, name, kMaxWidth));
   check_stored(file, ds.get(), name, path);
   std::string all(ranks * width, '\0');
-  H5Id mtype = trace::text_h5_type(width);
+  H5Id mtype = text_h5_type(width);
   if (H5Dread(ds.get(), mtype.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, all.data()) < 0)
     throw InputError(fmt::format("{}: cannot read {} (truncated or corrupted file?)", path, name));
   rank_sources_.resize(ranks);
@@ -333,52 +334,51 @@ void TraceReader::read_rank_sources(hid_t file, const std::string& path, std::ui
 }
 
 void TraceReader::read_counters(hid_t file, const std::string& path) {
-  if (!exists(file, "/counters", path)) return;
-  H5Id group = open_group(file, "/counters", path);
-  counters_.events = lines(read_string_attribute(group.get(), "events", path));
-  counters_.status = read_string_attribute(group.get(), "status", path);
-  const hsize_t n = length_of(file, "/counters/time", path);
-  counters_.time = read_column<double>(file, "/counters/time", H5T_NATIVE_DOUBLE, n, 0, path);
-  counters_.iteration = read_column<std::int32_t>(file, "/counters/iteration", H5T_NATIVE_INT32, n, 0, path);
-  counters_.rank = read_column<std::int32_t>(file, "/counters/rank", H5T_NATIVE_INT32, n, 0, path);
-  if (!counters_.events.empty() && exists(file, "/counters/values", path))  // absent: values_missing says why
-    counters_.values = read_column<std::int64_t>(file, "/counters/values", H5T_NATIVE_INT64, n, counters_.events.size(), path);
+  if (!exists(file, schema::kCounters, path)) return;
+  H5Id group = open_group(file, schema::kCounters, path);
+  counters_.events = lines(read_string_attribute(group.get(), schema::kCounterEventsAttr, path));
+  counters_.status = read_string_attribute(group.get(), schema::kStatusAttr, path);
+  const hsize_t n = length_of(file, schema::kCounterTime, path);
+  counters_.time = read_column<double>(file, schema::kCounterTime, H5T_NATIVE_DOUBLE, n, 0, path);
+  counters_.iteration = read_column<std::int32_t>(file, schema::kCounterIteration, H5T_NATIVE_INT32, n, 0, path);
+  counters_.rank = read_column<std::int32_t>(file, schema::kCounterRank, H5T_NATIVE_INT32, n, 0, path);
+  if (!counters_.events.empty() && exists(file, schema::kCounterValues, path))  // absent: values_missing says why
+    counters_.values =
+        read_column<std::int64_t>(file, schema::kCounterValues, H5T_NATIVE_INT64, n, counters_.events.size(), path);
   for (const auto r : counters_.rank)
     if (r < 0 || r >= ranks()) throw InputError(fmt::format("{}: a counter sample names rank {} of {}", path, r, ranks()));
 }
 
 void TraceReader::check_samples(hid_t file, const std::string& path, bool load) {
-  namespace sc = trace::schema;
-  if (!exists(file, "/samples", path)) return;
-  H5Id group = open_group(file, "/samples", path);
-  samples_status_ = read_string_attribute(group.get(), "status", path);
-  level_names_ = lines(read_string_attribute(group.get(), "level_names", path));
-  const hsize_t n = length_of(file, sc::kSamples, path);
-  H5Id ds = open_dataset(file, sc::kSamples, path);
-  H5Id ftype(from_file(H5Dget_type(ds.get()), path, sc::kSamples));
+  if (!exists(file, schema::kSamplesGroup, path)) return;
+  H5Id group = open_group(file, schema::kSamplesGroup, path);
+  samples_status_ = read_string_attribute(group.get(), schema::kStatusAttr, path);
+  level_names_ = lines(read_string_attribute(group.get(), schema::kLevelNamesAttr, path));
+  const hsize_t n = length_of(file, schema::kSamples, path);
+  H5Id ds = open_dataset(file, schema::kSamples, path);
+  H5Id ftype(from_file(H5Dget_type(ds.get()), path, schema::kSamples));
   static constexpr Member kSampleFields[] = {{"time", H5T_FLOAT},        {"ip", H5T_INTEGER},       {"addr", H5T_INTEGER},
                                              {"weight", H5T_INTEGER},    {"data_src", H5T_INTEGER}, {"rank", H5T_INTEGER},
                                              {"iteration", H5T_INTEGER}, {"cpu", H5T_INTEGER},      {"tid", H5T_INTEGER},
                                              {"level", H5T_INTEGER},     {"hit", H5T_INTEGER}};
-  check_members(ftype.get(), kSampleFields, sc::kSamples, path);
-  check_stored(file, ds.get(), sc::kSamples, path);
+  check_members(ftype.get(), kSampleFields, schema::kSamples, path);
+  check_stored(file, ds.get(), schema::kSamples, path);
   sample_count_ = static_cast<std::int64_t>(n);
   if (load) samples_ = read_samples(0, sample_count_);
 }
 
-std::vector<trace::SampleRecord> TraceReader::read_samples(std::int64_t first, std::int64_t count) const {
-  H5Id type = trace::sample_h5_type();
-  std::vector<trace::SampleRecord> out =
-      read_rows<trace::SampleRecord>(path_, trace::schema::kSamples, type.get(), first, count, sample_count_);
+std::vector<SampleRecord> TraceReader::read_samples(std::int64_t first, std::int64_t count) const {
+  H5Id type = sample_h5_type();
+  std::vector<SampleRecord> out = read_rows<SampleRecord>(path_, schema::kSamples, type.get(), first, count, sample_count_);
   for (const auto& x : out)
     if (x.rank < 0 || x.rank >= ranks())
       throw InputError(fmt::format("{}: a sample names rank {} of {}", path_, x.rank, ranks()));
   return out;
 }
 
-std::vector<trace::Event> TraceReader::read_events(std::int64_t first, std::int64_t count) const {
-  H5Id type = trace::event_h5_type();
-  std::vector<trace::Event> out = read_rows<trace::Event>(path_, trace::schema::kEvents, type.get(), first, count, event_count_);
+std::vector<Event> TraceReader::read_events(std::int64_t first, std::int64_t count) const {
+  H5Id type = event_h5_type();
+  std::vector<Event> out = read_rows<Event>(path_, schema::kEvents, type.get(), first, count, event_count_);
   for (const auto& e : out) {
     if (e.rank < 0 || e.rank >= ranks())
       throw InputError(fmt::format("{}: an event names rank {} of {}", path_, e.rank, ranks()));
@@ -402,4 +402,4 @@ std::string TraceReader::call_name(std::int32_t call) const {
                                                                           : "unknown";
 }
 
-}  // namespace ripple::analysis
+}  // namespace ripple::trace
