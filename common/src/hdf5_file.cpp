@@ -240,4 +240,53 @@ void write_block(const ParallelH5File& file, hid_t dataset, const std::vector<hs
   RIPPLE_H5_CHECK(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), data));
 }
 
+H5Id create_growing_dataset(hid_t file, const std::string& name, hsize_t rows, hsize_t chunk_rows, hsize_t chunk_columns,
+                            double fill) {
+  const hsize_t dims[2] = {rows, 0};
+  const hsize_t max_dims[2] = {rows, H5S_UNLIMITED};
+  const hsize_t chunk[2] = {chunk_rows, chunk_columns};
+  H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(2, dims, max_dims)));
+  H5Id dcpl(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_CREATE)));
+  RIPPLE_H5_CHECK(H5Pset_chunk(dcpl.get(), 2, chunk));
+  RIPPLE_H5_CHECK(H5Pset_fill_value(dcpl.get(), H5T_NATIVE_DOUBLE, &fill));
+  // Parallel HDF5 writes chunks only where they are allocated up front; new ones get the fill value
+  // when the extent grows (collectively).
+  RIPPLE_H5_CHECK(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY));
+  RIPPLE_H5_CHECK(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_ALLOC));
+  return H5Id(
+      RIPPLE_H5_CHECK(H5Dcreate2(file, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT)));
+}
+
+void set_extent(hid_t dataset, const std::vector<hsize_t>& dims) { RIPPLE_H5_CHECK(H5Dset_extent(dataset, dims.data())); }
+
+void write_rects(const ParallelH5File& file, hid_t dataset, const std::vector<Rect2D>& rects, std::span<const double> values) {
+  H5Id filespace(RIPPLE_H5_CHECK(H5Dget_space(dataset)));
+  RIPPLE_H5_CHECK(H5Sselect_none(filespace.get()));
+  hsize_t total = 0;
+  for (const Rect2D& r : rects) {
+    if (r.rows == 0 || r.columns == 0) continue;
+    const hsize_t start[2] = {r.row, r.column};
+    const hsize_t count[2] = {r.rows, r.columns};
+    RIPPLE_H5_CHECK(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_OR, start, nullptr, count, nullptr));
+    total += r.rows * r.columns;
+  }
+  RIPPLE_VERIFY(total == values.size(), "write_rects: rectangles and value count differ");
+  H5Id memspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &total, nullptr)));
+  if (total == 0) RIPPLE_H5_CHECK(H5Sselect_none(memspace.get()));
+  RIPPLE_H5_CHECK(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), values.data()));
+}
+
+void write_cells(const ParallelH5File& file, hid_t dataset, const std::vector<hsize_t>& cells, std::span<const double> values) {
+  RIPPLE_VERIFY(cells.size() == 2 * values.size(), "write_cells: cells and value count differ");
+  H5Id filespace(RIPPLE_H5_CHECK(H5Dget_space(dataset)));
+  hsize_t total = values.size();
+  if (total == 0)
+    RIPPLE_H5_CHECK(H5Sselect_none(filespace.get()));
+  else
+    RIPPLE_H5_CHECK(H5Sselect_elements(filespace.get(), H5S_SELECT_SET, total, cells.data()));
+  H5Id memspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &total, nullptr)));
+  if (total == 0) RIPPLE_H5_CHECK(H5Sselect_none(memspace.get()));
+  RIPPLE_H5_CHECK(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), values.data()));
+}
+
 }  // namespace ripple

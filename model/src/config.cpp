@@ -404,6 +404,7 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
     Section s(root, "output", source);
     c.output.file = s.string("file", "sim.h5");
     c.output.interval = s.number("interval", 0.0);
+    c.output.iterations = s.boolean("iterations", false);
     s.finish();
   }
   validate(c);

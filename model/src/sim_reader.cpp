@@ -10,8 +10,8 @@
 namespace ripple::model {
 namespace {
 
-// Opens a float64 dataset and checks its shape.
-H5Id open_checked(hid_t file, const char* name, const std::vector<hsize_t>& shape, const std::string& path) {
+// Opens a float64 dataset and gives its shape.
+H5Id open_float64(hid_t file, const char* name, const std::string& path, std::vector<hsize_t>& dims) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) throw InputError(fmt::format("{}: dataset {} is missing", path, name));
   H5Id ds(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT)));
   H5Id type(RIPPLE_H5_CHECK(H5Dget_type(ds.get())));
@@ -19,8 +19,15 @@ H5Id open_checked(hid_t file, const char* name, const std::vector<hsize_t>& shap
     throw InputError(fmt::format("{}: dataset {} is not float64", path, name));
   H5Id space(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
   const int rank = H5Sget_simple_extent_ndims(space.get());
-  std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
+  dims.assign(static_cast<size_t>(std::max(rank, 0)), 0);
   if (rank >= 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return ds;
+}
+
+// Opens a float64 dataset and checks its shape.
+H5Id open_checked(hid_t file, const char* name, const std::vector<hsize_t>& shape, const std::string& path) {
+  std::vector<hsize_t> dims;
+  H5Id ds = open_float64(file, name, path, dims);
   if (dims != shape) throw InputError(fmt::format("{}: dataset {} has an unexpected shape", path, name));
   return ds;
 }
@@ -38,8 +45,9 @@ SimReader::SimReader(const std::string& path) : path_(path) {
     if (read_string_attribute(file_, s::kSchemaAttr, path) != s::kSchema)
       throw InputError(fmt::format("{}: not a {} file", path, s::kSchema));
     const std::int64_t version = read_int_attribute(file_, s::kVersionAttr, path);
-    if (version != s::kVersion)
-      throw InputError(fmt::format("{}: schema_version {} but this reader knows {}", path, version, s::kVersion));
+    if (version < s::kOldestReadableVersion || version > s::kVersion)
+      throw InputError(fmt::format("{}: schema_version {} but this reader reads versions {} to {}", path, version,
+                                   s::kOldestReadableVersion, s::kVersion));
     n_ = read_int_attribute(file_, s::kOscillatorsAttr, path);
     if (n_ <= 0) throw InputError(fmt::format("{}: oscillators = {} is not positive", path, n_));
     // /time fixes the number of stored states; the other datasets must agree with it.
@@ -54,6 +62,14 @@ SimReader::SimReader(const std::string& path) : path_(path) {
     open_checked(file_, s::kPhase, {t, static_cast<hsize_t>(n_)}, path);
     open_checked(file_, s::kOmega, {static_cast<hsize_t>(n_)}, path);
     open_checked(file_, s::kOrderParameter, {t}, path);
+    if (version >= 2 && H5Lexists(file_, s::kIterationEnd, H5P_DEFAULT) > 0) {
+      std::vector<hsize_t> dims;
+      open_float64(file_, s::kIterationEnd, path, dims);
+      if (dims.size() != 2 || dims[0] != static_cast<hsize_t>(n_))
+        throw InputError(fmt::format("{}: dataset {} is not [oscillators, iterations]", path, s::kIterationEnd));
+      has_iteration_end_ = true;
+      k_ = static_cast<std::int64_t>(dims[1]);
+    }
   } catch (...) {
     H5Fclose(file_);
     throw;
@@ -92,6 +108,25 @@ std::vector<double> SimReader::phases() const {
   H5Id ds = open_checked(file_, sim_schema::kPhase, {static_cast<hsize_t>(t_), static_cast<hsize_t>(n_)}, path_);
   std::vector<double> v(static_cast<size_t>(t_ * n_));
   RIPPLE_H5_CHECK(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()));
+  return v;
+}
+
+std::vector<double> SimReader::iteration_end() const { return iteration_end_rows(0, n_); }
+
+std::vector<double> SimReader::iteration_end_rows(std::int64_t first, std::int64_t count) const {
+  if (!has_iteration_end_)
+    throw InputError(fmt::format("{}: no {} (the run had [output] iterations = false)", path_, sim_schema::kIterationEnd));
+  if (first < 0 || count < 0 || first + count > n_)
+    throw InputError(fmt::format("{}: rows [{}, {}) out of range [0, {})", path_, first, first + count, n_));
+  H5Id ds = open_checked(file_, sim_schema::kIterationEnd, {static_cast<hsize_t>(n_), static_cast<hsize_t>(k_)}, path_);
+  std::vector<double> v(static_cast<size_t>(count * k_));
+  if (v.empty()) return v;
+  H5Id fs(RIPPLE_H5_CHECK(H5Dget_space(ds.get())));
+  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
+  const hsize_t extent[2] = {static_cast<hsize_t>(count), static_cast<hsize_t>(k_)};
+  RIPPLE_H5_CHECK(H5Sselect_hyperslab(fs.get(), H5S_SELECT_SET, start, nullptr, extent, nullptr));
+  H5Id ms(RIPPLE_H5_CHECK(H5Screate_simple(2, extent, nullptr)));
+  RIPPLE_H5_CHECK(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, ms.get(), fs.get(), H5P_DEFAULT, v.data()));
   return v;
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Acceptance 7: the same run on 1, 2 and 4 ranks writes bitwise identical datasets.
+# Acceptance 7: the same run on 1, 2 and 4 ranks writes bitwise identical datasets, /iteration_end
+# ([output] iterations) included.
 source "$(dirname "$0")/lib.sh"
 
 cat > chain.toml <<'TOML'
@@ -120,10 +121,11 @@ sed -e 's/^t_end = 0.008/t_end = 0.005\nnorm = "rms"/' -e '/^\[delay\]/,/^jitter
 for case in chain chain_rms grid grid2d mean_field graph; do
   before=$failures
   for np in 1 2 4; do
-    run_np "$np" sim "$case.toml" --quiet --set "output.file=\"${case}_np${np}.h5\"" || fail "$case on $np ranks exited $?"
+    run_np "$np" sim "$case.toml" --quiet --set "output.file=\"${case}_np${np}.h5\"" --set output.iterations=true ||
+      fail "$case on $np ranks exited $?"
   done
   for np in 2 4; do
-    for ds in /phase /omega /time /order_parameter; do
+    for ds in /phase /omega /time /order_parameter /iteration_end; do
       if h5diff -q "${case}_np1.h5" "${case}_np${np}.h5" "$ds" "$ds"; then :; else fail "$case: $ds differs between 1 and $np ranks"; fi
     done
   done

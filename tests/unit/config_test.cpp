@@ -54,6 +54,19 @@ TEST(Config, KappaIsAModeOrANumberAndStrengthIsOptional) {
   EXPECT_DOUBLE_EQ(*c.model.strength, 40.0);
 }
 
+TEST(Config, IterationsAreOffUnlessAskedFor) {
+  const SimConfig off = parse_config(kMinimal, "test.toml");
+  EXPECT_FALSE(off.output.iterations);
+  EXPECT_NE(off.resolved_toml.find("iterations = false"), std::string::npos);  // recorded with its default
+  const SimConfig on = parse_config(std::string(kMinimal) + "[output]\niterations = true\n", "test.toml");
+  EXPECT_TRUE(on.output.iterations);
+  EXPECT_TRUE(parse_config(on.resolved_toml, "resolved.toml").output.iterations);
+  EXPECT_TRUE(parse_config(kMinimal, "t", {"output.iterations=true"}).output.iterations);
+  EXPECT_NE(error_of(kMinimal, {"output.iterations=1"}).find("[output] iterations: expected true or false"), std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"output.iterations=\"yes\""}).find("[output] iterations: expected true or false"),
+            std::string::npos);
+}
+
 TEST(Config, BadInputNamesTheKey) {
   EXPECT_NE(error_of(kMinimal, {"model.oscilators=3"}).find("[model] oscilators: unknown key"), std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"model.oscillators=0"}).find("[model] oscillators"), std::string::npos);

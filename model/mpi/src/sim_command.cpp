@@ -54,7 +54,9 @@ int sim_main(int argc, char** argv) {
                       (static_cast<double>(stats.oscillators) * static_cast<double>(std::max<std::int64_t>(stats.steps, 1))));
       std::printf("  final order parameter r = %.6f, phase spread = %.6g rad (%.6g s of lag)\n", stats.final_order_parameter,
                   stats.final_phase_spread, stats.final_lag_seconds);
-      std::printf("  wrote %s (%lld stored states)\n", stats.output_file.c_str(), static_cast<long long>(stats.output_times));
+      std::printf("  wrote %s (%lld stored states", stats.output_file.c_str(), static_cast<long long>(stats.output_times));
+      if (stats.iterations >= 0) std::printf("; /iteration_end: %lld iterations", static_cast<long long>(stats.iterations));
+      std::printf(")\n");
     }
     return 0;
   });

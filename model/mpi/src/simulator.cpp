@@ -12,10 +12,12 @@
 #include <memory>
 #include <numbers>
 
+#include "local_model.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/model/aligned_vector.hpp"
 #include "ripple/model/delay_history.hpp"
+#include "ripple/model/mpi/crossing_tracker.hpp"
 #include "ripple/model/mpi/error_checker.hpp"
 #include "ripple/model/mpi/exact_sum.hpp"
 #include "ripple/model/mpi/ghost_exchange.hpp"
@@ -31,106 +33,10 @@ namespace ripple::model {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
-using State = AlignedVector;  // 64-byte aligned (aligned_vector.hpp)
-
-enum class Coupling { Ghosts, MeanField, Delayed };
-
-// Everything one rank needs to evaluate its part of the right-hand side. Not movable: the kernel
-// keeps a pointer to the graph.
-struct LocalModel {
-  LocalModel() = default;
-  LocalModel(const LocalModel&) = delete;
-  LocalModel& operator=(const LocalModel&) = delete;
-
-  LocalGraph graph;
-  std::unique_ptr<GhostExchange> exchange;
-  std::unique_ptr<RhsKernel> kernel;
-  std::unique_ptr<DelayHistory> history;
-  Coupling coupling = Coupling::Ghosts;
-  std::string partition;
-};
-
-// The odeint system: fills the neighbour phases the kernel reads, then calls the MPI-free kernel.
-class DistributedSystem {
-public:
-  DistributedSystem(MPI_Comm comm, LocalModel& m, const ExactSum& exact)
-      : comm_(comm), m_(m), exact_(exact), ghosts_(m.graph.n_ghost()) {}
-
-  void operator()(const State& x, State& dxdt, double t) {
-    ++evaluations;
-    switch (m_.coupling) {
-      case Coupling::Delayed:
-        m_.kernel->evaluate_delayed(t, x.data(), *m_.history, dxdt.data());
-        break;
-      case Coupling::MeanField: {
-        sin_x_.resize(x.size());
-        cos_x_.resize(x.size());
-        sin_cos(x.data(), sin_x_.data(), cos_x_.data(), x.size());
-        ExactSum::Accumulator sums[2] = {0, 0};
-        ExactSum::add_all(sums[0], sin_x_.data(), x.size());
-        ExactSum::add_all(sums[1], cos_x_.data(), x.size());
-        exact_.allreduce(comm_, sums);
-        m_.kernel->evaluate_mean_field(t, sin_x_.data(), cos_x_.data(), ExactSum::value(sums[0]), ExactSum::value(sums[1]),
-                                       dxdt.data());
-        break;
-      }
-      case Coupling::Ghosts:
-        m_.exchange->exchange(x.data(), ghosts_.data());
-        m_.kernel->evaluate(t, x.data(), ghosts_.data(), dxdt.data());
-        break;
-    }
-    last_time = t;
-    last_derivative = &dxdt;
-  }
-
-  std::int64_t evaluations = 0;
-  double last_time = std::numeric_limits<double>::quiet_NaN();
-  const State* last_derivative = nullptr;
-
-private:
-  MPI_Comm comm_;
-  LocalModel& m_;
-  const ExactSum& exact_;
-  State ghosts_;         // the ghost columns' phases
-  State sin_x_, cos_x_;  // mean field: sin and cos of the local phases
-};
-
-// The rank-local part of the set-up: this rank's couplings, frequencies and kernel. No MPI.
-void prepare_local_model(const SimConfig& cfg, const Topology& topology, Partition& part, LocalModel& m) {
-  m.partition = part.method;
-  const bool mean_field = topology.kind() == TopologyKind::All && cfg.model.potential == Potential::Kuramoto;
-  m.coupling = mean_field ? Coupling::MeanField : (cfg.delay.mean > 0 ? Coupling::Delayed : Coupling::Ghosts);
-  if (mean_field) {
-    m.graph = mean_field_graph(std::move(part.owned), cfg.model.oscillators);  // O(N): no explicit couplings
-  } else {
-    // Without delays a symmetric topology evaluates V once per pair; delayed terms are not antisymmetric.
-    const bool symmetric = topology.is_symmetric() && m.coupling == Coupling::Ghosts;
-    m.graph = build_local_graph(topology, std::move(part.owned), part.owner_of, symmetric);
-  }
-  std::vector<double> omega;
-  omega.reserve(m.graph.n_local());
-  for (const std::int64_t i : m.graph.local_ids) {
-    omega.push_back(natural_frequency(cfg, i));
-    if (!(omega.back() > 0))
-      throw InputError(
-          fmt::format("[model] frequency_spread: oscillator {} gets omega = {:g} rad/s, not positive: use a smaller "
-                      "spread or the grid or uniform distribution",
-                      i, omega.back()));
-  }
-  m.kernel = std::make_unique<RhsKernel>(cfg, m.graph, std::move(omega), coupling_strength(cfg, topology));
-}
-
-// The collective part: ghost exchange and, with delays, the history of every column.
-void connect_local_model(MPI_Comm comm, const SimConfig& cfg, LocalModel& m) {
-  if (m.coupling == Coupling::MeanField) return;
-  m.exchange = std::make_unique<GhostExchange>(comm, m.graph);
-  if (m.coupling == Coupling::Delayed) {
-    std::vector<double> omega_all(m.kernel->omega().begin(), m.kernel->omega().end());
-    omega_all.resize(m.graph.n_columns());
-    m.exchange->exchange(m.kernel->omega().data(), omega_all.data() + m.graph.n_local());
-    m.history = std::make_unique<DelayHistory>(omega_all);
-  }
-}
+using detail::Coupling;
+using detail::DistributedSystem;
+using detail::LocalModel;
+using detail::State;
 
 struct Observables {
   double order_parameter;
@@ -213,11 +119,15 @@ public:
 
   void run(State& x, SimStats& stats) {
     start_wall_ = last_progress_ = MPI_Wtime();
+    if (cfg_.output.iterations)  // θ_i(0) before any kick at t = 0: the levels passed at the start
+      crossings_ = std::make_unique<CrossingTracker>(comm_, writer_, x, m_.kernel->omega(), cfg_.solver.t_end,
+                                                     options_.iteration_flush_periods, options_.iteration_window_columns);
     double t = 0.0;
     if (cfg_.solver.method == Method::Dopri5)
       run_dopri5(x, t);
     else
       run_rk4(x, t);
+    if (crossings_) stats.iterations = crossings_->finish();
     const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
     stats.steps = steps_;
     stats.rejected_steps = rejected_;
@@ -271,6 +181,7 @@ private:
     m_.kernel->set_intervals(noise_interval_ > 0 ? static_cast<std::int64_t>(std::floor(mid / noise_interval_)) : 0,
                              delay_interval_ > 0 ? static_cast<std::int64_t>(std::floor(mid / delay_interval_)) : 0);
     sys_.last_derivative = nullptr;
+    slope_time_ = HUGE_VAL;  // rk4's derivative at the step start: the kick and the new intervals change it
     if (m_.history && cfg_.delay.jitter == 0) {
       // The delayed image of this segment; its ends are exactly the kick times it starts or ends at.
       const double tau = cfg_.delay.mean;
@@ -302,10 +213,14 @@ private:
     odeint::dense_output_runge_kutta<Controlled> stepper(
         Controlled(checker, StandardStepAdjuster(max_dt, &rejected_), Dopri(algebra)));
     State xo(x.size());
-    const auto step = [&] {
+    const auto step = [&](double end) {
       const double t_old = stepper.current_time();
       stepper.do_step(std::ref(sys_));
       after_step(t_old, stepper.current_time(), stepper.current_state());
+      if (crossings_)
+        crossings_->scan({t_old, stepper.current_time(), &stepper.previous_state(), &stepper.current_state(),
+                          [&](double at, State& out) { stepper.calc_state(at, out); }},
+                         std::min(stepper.current_time(), end));
     };
     while (true) {
       const double end = segment_end(t);
@@ -313,14 +228,14 @@ private:
       stepper.initialize(x, t, dt_);
       for (; in_segment(next_output_, end); ++next_output_) {
         const double to = outputs_.at(next_output_);
-        while (stepper.current_time() < to) step();
+        while (stepper.current_time() < to) step(end);
         if (to == stepper.current_time())
           xo = stepper.current_state();
         else
           stepper.calc_state(to, xo);
         emit(to, xo);
       }
-      while (stepper.current_time() < end) step();
+      while (stepper.current_time() < end) step(end);
       if (end == stepper.current_time())
         x = stepper.current_state();
       else
@@ -336,14 +251,34 @@ private:
     MpiAlgebra algebra;
     algebra.comm = comm_;
     Rk4 stepper(algebra);
+    if (crossings_) {
+      slope_old_.resize(x.size());
+      slope_new_.resize(x.size());
+    }
     const auto advance_to = [&](double target) {
       while (t < target) {
         double h = std::min(dt_, target - t);
         if (target - (t + h) < 1e-9 * dt_) h = target - t;  // land exactly on the target
         const double t_old = t;
-        stepper.do_step(std::ref(sys_), x, t, h);
+        if (crossings_) {
+          // The cubic Hermite interpolant needs dθ/dt at both ends: the start's is passed in (the
+          // same step as without), the end's is the next step's start.
+          if (slope_time_ != t) sys_(x, slope_old_, t);
+          x_old_ = x;
+          stepper.do_step(std::ref(sys_), x, slope_old_, t, h);
+        } else {
+          stepper.do_step(std::ref(sys_), x, t, h);
+        }
         t = h == target - t ? target : t + h;
-        after_step(t_old, t, x);
+        if (crossings_) {
+          sys_(x, slope_new_, t);
+          crossings_->scan({t_old, t, &x_old_, &x, {}, &slope_old_, &slope_new_}, t);
+        }
+        after_step(t_old, t, x);  // (delays: its history entry takes slope_new_)
+        if (crossings_) {
+          std::swap(slope_old_, slope_new_);
+          slope_time_ = t;
+        }
       }
     };
     while (true) {
@@ -375,10 +310,11 @@ private:
   }
 
   // Derivative at (x, t). After an accepted dopri5 step the system's last evaluation was exactly
-  // there (first-same-as-last); otherwise (rk4, segment starts) it costs one more evaluation.
+  // there (first-same-as-last), and so was rk4's with iterations (slope_new_); otherwise (rk4,
+  // segment starts) it costs one more evaluation.
   const State& derivative(const State& x, double t) {
-    if (cfg_.solver.method == Method::Dopri5 && sys_.last_time == t && sys_.last_derivative != nullptr)
-      return *sys_.last_derivative;
+    const bool exact = cfg_.solver.method == Method::Dopri5 || sys_.last_derivative == &slope_new_;
+    if (exact && sys_.last_time == t && sys_.last_derivative != nullptr) return *sys_.last_derivative;
     scratch_.resize(x.size());
     sys_(x, scratch_, t);
     sys_.last_derivative = nullptr;  // scratch_ is ours, not the stepper's
@@ -441,6 +377,9 @@ private:
   double start_wall_ = 0;
   double last_progress_ = 0;
   State scratch_, values_, derivs_;
+  std::unique_ptr<CrossingTracker> crossings_;  // [output] iterations
+  State x_old_, slope_old_, slope_new_;         // rk4 with iterations: the step's start, dθ/dt at its ends
+  double slope_time_ = HUGE_VAL;                // when slope_old_ was taken (at x)
 };
 
 std::int64_t peak_rss_bytes() {
@@ -466,7 +405,7 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
     topology = Topology::from_config(cfg.topology, cfg.model.oscillators);
     if (cfg.initial.kind == InitialKind::File) file_phases = read_phase_file(cfg.initial.file, cfg.model.oscillators);
     part = make_partition(comm, topology);
-    prepare_local_model(cfg, topology, part, model);
+    detail::prepare_local_model(cfg, topology, part, model);
   });
   stats.partition = model.partition;
   State x;
@@ -478,7 +417,7 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
   // From here on every rank is inside collectives: an error on one rank cannot be agreed on, so it
   // aborts the job (before unwinding, which would wait in collective HDF5 closes).
   abort_on_error(comm, [&] {
-    connect_local_model(comm, cfg, model);
+    detail::connect_local_model(comm, cfg, model);
     writer.write_omega(model.kernel->omega());
     Integrator integrator(comm, cfg, model, writer, options);
     integrator.run(x, stats);
@@ -499,10 +438,12 @@ std::string summary_json(const SimStats& s) {
       "{{\"oscillators\": {}, \"ranks\": {}, \"steps\": {}, \"rejected_steps\": {}, \"rhs_evaluations\": {}, "
       "\"output_times\": {}, \"wall_seconds\": {:.6f}, \"ns_per_oscillator_step\": {:.3f}, \"final_time\": {:.17g}, "
       "\"final_order_parameter\": {:.17g}, \"final_phase_spread\": {:.17g}, \"final_lag_seconds\": {:.17g}, "
-      "\"peak_rss_bytes\": {}, \"peak_rss_bytes_max_rank\": {}, \"partition\": \"{}\", \"output_file\": \"{}\"}}",
+      "\"peak_rss_bytes\": {}, \"peak_rss_bytes_max_rank\": {}, \"iterations\": {}, \"partition\": \"{}\", "
+      "\"output_file\": \"{}\"}}",
       s.oscillators, s.ranks, s.steps, s.rejected_steps, s.rhs_evaluations, s.output_times, s.wall_seconds,
       s.wall_seconds * 1e9 / osc_steps, s.final_time, s.final_order_parameter, s.final_phase_spread, s.final_lag_seconds,
-      s.peak_rss_bytes, s.peak_rss_bytes_max_rank, s.partition, s.output_file);
+      s.peak_rss_bytes, s.peak_rss_bytes_max_rank, s.iterations >= 0 ? std::to_string(s.iterations) : "null", s.partition,
+      s.output_file);
 }
 
 }  // namespace ripple::model

@@ -79,7 +79,8 @@ struct SolverConfig {
 
 struct OutputConfig {
   std::string file = "sim.h5";
-  double interval = 0.0;  // seconds between stored states; 0 = t_end / 100
+  double interval = 0.0;    // seconds between stored states; 0 = t_end / 100
+  bool iterations = false;  // write /iteration_end: when each oscillator reaches each 2π(k+1)
 };
 
 struct SimConfig {

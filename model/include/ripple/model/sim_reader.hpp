@@ -8,8 +8,8 @@ namespace ripple::model {
 
 class SimReader {
 public:
-  // Throws ripple::InputError if the file is missing, not a ripple-sim file, of another schema
-  // version, or has datasets of unexpected shape or type.
+  // Throws ripple::InputError if the file is missing, not a ripple-sim file, of a schema version
+  // it does not read (1 and 2), or has datasets of unexpected shape or type.
   explicit SimReader(const std::string& path);
   SimReader(const SimReader&) = delete;
   SimReader& operator=(const SimReader&) = delete;
@@ -24,11 +24,21 @@ public:
   [[nodiscard]] std::vector<double> phases() const;                   // [times x oscillators]
   [[nodiscard]] std::string config() const;
 
+  // /iteration_end (version 2, `[output] iterations`): element (i, k) is the first time oscillator i
+  // reached 2π(k+1), NaN where it did not between t = 0 (exclusive) and t_end.
+  [[nodiscard]] bool has_iteration_end() const { return has_iteration_end_; }
+  [[nodiscard]] std::int64_t iterations() const { return k_; }  // K; 0 without /iteration_end
+  [[nodiscard]] std::vector<double> iteration_end() const;      // [oscillators x K]
+  // Rows [first, first + count): [count x K].
+  [[nodiscard]] std::vector<double> iteration_end_rows(std::int64_t first, std::int64_t count) const;
+
 private:
   [[nodiscard]] std::vector<double> read_1d(const char* name, std::int64_t expected) const;
   long file_ = -1;
   std::int64_t n_ = 0;
   std::int64_t t_ = 0;
+  std::int64_t k_ = 0;
+  bool has_iteration_end_ = false;
   std::string path_;
 };
 

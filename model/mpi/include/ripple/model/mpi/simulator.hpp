@@ -15,6 +15,10 @@ struct SimOptions {
   bool force = false;           // overwrite an existing output file
   bool progress = true;         // progress lines on rank 0 for long runs
   double progress_every = 2.0;  // seconds between progress lines
+  // [output] iterations, for tests: periods of the fastest oscillator between writes of
+  // /iteration_end, and columns its window keeps (0: CrossingTracker's choice).
+  double iteration_flush_periods = 0.0;
+  std::int64_t iteration_window_columns = 0;
 };
 
 struct SimStats {
@@ -31,6 +35,7 @@ struct SimStats {
   double final_lag_seconds = 0;     // phase spread in seconds of the mean period
   std::int64_t peak_rss_bytes = 0;  // summed over ranks
   std::int64_t peak_rss_bytes_max_rank = 0;
+  std::int64_t iterations = -1;  // K of /iteration_end; -1 without [output] iterations
   std::string partition;
   std::string output_file;
 };
