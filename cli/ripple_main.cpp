@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "ripple/analysis/commands.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/common/text_file.hpp"
 #include "ripple/model/mpi/sim_command.hpp"
@@ -21,6 +22,10 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"sim", "solve the Physical Oscillator Model (MPI-parallel)", &ripple::model::sim_main},
     {"trace", "run an MPI program under the PMPI tracer; `trace info FILE` summarises a trace", &ripple::trace::trace_main},
+    {"waves", "idle waves in a trace, a simulation or a proxy app's timings: table, sources, speed, decay",
+     &ripple::analysis::waves_main},
+    {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r)",
+     &ripple::analysis::plot_main},
 };
 
 void usage(std::FILE* out) {

@@ -1,27 +1,22 @@
 #!/usr/bin/env python3
-"""Reads a Ripple trace (schema ripple-trace v1, docs/trace-format.md) with h5py and prints, per rank,
-the number of calls of each MPI function. Usage: read_trace.py TRACE.h5"""
+"""Reads a Ripple trace (docs/trace-format.md) with Ripple's Python reader and prints, per rank, the
+number of calls of each MPI function. Usage: read_trace.py TRACE.h5"""
 import sys
 from collections import Counter
+from pathlib import Path
 
-import h5py
-
-
-def text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plots"))  # ripple_plots, beside this folder
+from ripple_plots.reader import FormatError, Trace  # noqa: E402
 
 
 def main(path):
-    with h5py.File(path, "r") as f:
-        if text(f.attrs["schema"]) != "ripple-trace" or int(f.attrs["schema_version"]) != 1:
-            sys.exit(f"{path}: not a ripple-trace version 1 file")
-        names = text(f.attrs["call_names"]).split("\n")
-        events = f["/events"][:]
-        offsets, counts = f["/ranks/offset"][:], f["/ranks/count"][:]
-        for rank, (first, n) in enumerate(zip(offsets, counts)):
-            mine = events[first:first + n]
-            calls = Counter(names[c] for c in mine["call"])
-            print(f"rank {rank}: " + ", ".join(f"{name} {count}" for name, count in sorted(calls.items())))
+    try:
+        t = Trace(path)
+    except FormatError as e:
+        sys.exit(str(e))
+    for rank in range(len(t.offset)):
+        calls = Counter(t.names[c] for c in t.rank(rank)["call"])
+        print(f"rank {rank}: " + ", ".join(f"{name} {count}" for name, count in sorted(calls.items())))
 
 
 if __name__ == "__main__":

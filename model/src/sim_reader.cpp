@@ -45,9 +45,9 @@ SimReader::SimReader(const std::string& path) : path_(path) {
     if (read_string_attribute(file_, s::kSchemaAttr, path) != s::kSchema)
       throw InputError(fmt::format("{}: not a {} file", path, s::kSchema));
     const std::int64_t version = read_int_attribute(file_, s::kVersionAttr, path);
-    if (version < s::kOldestReadableVersion || version > s::kVersion)
+    if (version < s::kOldestVersion || version > s::kVersion)
       throw InputError(fmt::format("{}: schema_version {} but this reader reads versions {} to {}", path, version,
-                                   s::kOldestReadableVersion, s::kVersion));
+                                   s::kOldestVersion, s::kVersion));
     n_ = read_int_attribute(file_, s::kOscillatorsAttr, path);
     if (n_ <= 0) throw InputError(fmt::format("{}: oscillators = {} is not positive", path, n_));
     // /time fixes the number of stored states; the other datasets must agree with it.

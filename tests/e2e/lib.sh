@@ -2,8 +2,10 @@
 set -euo pipefail
 : "${RIPPLE_BIN:?}" "${MPIEXEC:=mpirun}" "${RIPPLE_WORK_DIR:=$(mktemp -d)}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# trace_file.py for the checks' inline Python, found before the scripts change directory.
-export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+# trace_file.py for the checks' inline Python, and the ripple_plots package (Ripple's one Python
+# reader, and the figures), found before the scripts change directory.
+e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export PYTHONPATH="$e2e_dir:$(cd "$e2e_dir/../../analysis/plots" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 rm -rf "$RIPPLE_WORK_DIR" && mkdir -p "$RIPPLE_WORK_DIR" && cd "$RIPPLE_WORK_DIR"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }

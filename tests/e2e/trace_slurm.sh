@@ -19,8 +19,10 @@ job = t.file.attrs["slurm_job_id"].decode()
 assert job.isdigit(), job
 for r in range(4):
     e = t.rank(r)
-    # 20 iterations: one marker and one Waitall each, two neighbours each in the 2x2 grid (periodic or not: at least one)
-    assert len(t.calls("MPI_Pcontrol", e)) == 20 and len(t.calls("MPI_Waitall", e)) >= 20, r
+    # 20 iterations: one marker (level 7701) and one Waitall each, two neighbours each in the 2x2 grid
+    # (periodic or not: at least one); then the loop-end marker (7703)
+    marks = t.calls("MPI_Pcontrol", e)["tag"]
+    assert (marks == 7701).sum() == 20 and list(marks[-1:]) == [7703] and len(t.calls("MPI_Waitall", e)) >= 20, r
     assert len(t.calls("MPI_Isend", e)) == len(t.calls("MPI_Irecv", e)) > 0, r
 PY
 

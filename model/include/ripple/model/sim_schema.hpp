@@ -4,7 +4,7 @@ namespace ripple::model::sim_schema {
 inline constexpr const char* kSchema = "ripple-sim";
 // 2 added /iteration_end (optional); version 1 files are version 2 files without it.
 inline constexpr long kVersion = 2;
-inline constexpr long kOldestReadableVersion = 1;
+inline constexpr long kOldestVersion = 1;
 inline constexpr const char* kSchemaAttr = "schema";
 inline constexpr const char* kVersionAttr = "schema_version";
 inline constexpr const char* kConfigAttr = "config";

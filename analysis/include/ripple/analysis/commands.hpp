@@ -1,0 +1,10 @@
+#pragma once
+// The analysis subcommands of `ripple` (dispatched by cli/ripple_main.cpp).
+namespace ripple::analysis {
+
+// `ripple waves INPUT [--json F] [--csv DIR] [--iteration-call NAME] [...]`
+int waves_main(int argc, char** argv);
+// `ripple plot waves|sim INPUT -o FILE.png|svg|pdf [--view ...]`
+int plot_main(int argc, char** argv);
+
+}  // namespace ripple::analysis

@@ -1,0 +1,40 @@
+"""python3 -m ripple_plots waves WAVES.json -o FILE [--view ...] | sim SIM.h5 -o FILE [--view ...]
+(what `ripple plot` runs)."""
+import argparse
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display needed
+matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in SVG
+
+from . import reader, sim, waves  # noqa: E402
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="ripple plot", description=__doc__)
+    sub = p.add_subparsers(dest="kind", required=True)
+    w = sub.add_parser("waves")
+    w.add_argument("input")
+    w.add_argument("-o", "--output", required=True)
+    w.add_argument("--view", default="all", choices=["all", "heatmap", "arrivals"])
+    s = sub.add_parser("sim")
+    s.add_argument("input")
+    s.add_argument("-o", "--output", required=True)
+    s.add_argument("--view", default="all", choices=["all", *sim.VIEWS])
+    a = p.parse_args(argv)
+    try:
+        if a.kind == "waves":
+            fig = waves.figure(reader.read_waves(a.input), a.view)
+        else:
+            fig = sim.figure(reader.Sim(a.input), a.view)
+        fig.savefig(a.output, dpi=110)
+    except (reader.FormatError, OSError, KeyError) as e:
+        print(f"ripple: error: {e}", file=sys.stderr)
+        return 2
+    print(f"ripple plot: wrote {a.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+// `ripple plot`: every figure comes from the Python package in analysis/plots (matplotlib, h5py);
+// this command finds it and Debian's python3, and for `waves` first computes the waves result (the
+// iteration table and its analysis) with the same code as `ripple waves`.
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "ripple/analysis/commands.hpp"
+#include "ripple/analysis/iteration_table.hpp"
+#include "ripple/analysis/waves.hpp"
+#include "ripple/analysis/waves_report.hpp"
+#include "ripple/common/command_line.hpp"
+#include "ripple/common/error.hpp"
+#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/text_file.hpp"
+
+namespace ripple::analysis {
+
+void add_waves_options(CLI::App& app, WavesOptions& o, std::string& iteration_call);  // waves_command.cpp
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The directory holding the ripple_plots package: $RIPPLE_PLOTS_DIR, else the source tree's.
+std::string plots_dir() {
+  if (const char* env = std::getenv("RIPPLE_PLOTS_DIR"); env != nullptr && *env != '\0') return env;
+  return RIPPLE_PLOTS_SOURCE_DIR;
+}
+
+// Runs python3 -m ripple_plots ARGS; returns its exit code.
+int run_python(const std::vector<std::string>& args) {
+  const char* env = std::getenv("RIPPLE_PYTHON");
+  const std::string python = env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
+  const std::string dir = plots_dir();
+  if (!fs::exists(fs::path(dir) / "ripple_plots" / "__main__.py"))
+    throw Error(fmt::format("the figures' Python package is not at {} (set RIPPLE_PLOTS_DIR)", dir));
+  std::vector<std::string> argv_s = {python, "-m", "ripple_plots"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv_c;
+  for (auto& a : argv_s) argv_c.push_back(a.data());
+  argv_c.push_back(nullptr);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw Error("cannot start python3 (fork failed)");
+  if (pid == 0) {
+    const char* old = std::getenv("PYTHONPATH");
+    const std::string path = old != nullptr && *old != '\0' ? dir + ":" + old : dir;
+    setenv("PYTHONPATH", path.c_str(), 1);
+    execv(argv_c[0], argv_c.data());
+    std::fprintf(stderr, "ripple: error: cannot run %s (%s): install python3-matplotlib and python3-h5py, or set RIPPLE_PYTHON\n",
+                 argv_c[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+// A temporary file that is removed when it goes.
+struct TempFile {
+  std::string path;
+  TempFile() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ripple-waves-XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    if (fd < 0) throw Error(fmt::format("cannot make a temporary file like {}", pattern));
+    close(fd);
+    path = pattern;
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+// Whether the file is a `ripple waves --json` result (its JSON names the schema near its start).
+bool is_waves_json(const std::string& path) {
+  std::ifstream in(path);
+  std::string head(256, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return head.find(std::string("\"") + kWavesSchema + "\"") != std::string::npos;
+}
+
+}  // namespace
+
+int plot_main(int argc, char** argv) {
+  CLI::App app{
+      "Figures of a run (matplotlib; docs/waves.md):\n"
+      "  waves INPUT: the rank x iteration heatmap of idle time and the arrival of each wave per hop with\n"
+      "               its speed fit (INPUT: a trace, a simulation with crossings, a proxy-app JSON summary,\n"
+      "               or the JSON of `ripple waves --json`);\n"
+      "  sim INPUT:   the lag timeline (phases against the slowest oscillator), the circle diagram, the\n"
+      "               potential timeline and the order parameter r(t) of a `ripple sim` file.",
+      "ripple plot"};
+  app.require_subcommand(1);
+  std::string input, output, view = "all", iteration_call;
+  WavesOptions o;
+  CLI::App* waves = app.add_subcommand("waves", "idle-wave heatmap and arrival-per-hop figure");
+  waves->add_option("input", input, "trace, simulation, proxy-app JSON, or waves JSON")->required();
+  waves->add_option("-o,--output", output, "figure file: .png, .svg or .pdf")->required();
+  waves->add_option("--view", view, "all, heatmap or arrivals")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"all", "heatmap", "arrivals"}));
+  add_waves_options(*waves, o, iteration_call);
+  CLI::App* sim = app.add_subcommand("sim", "lag timeline, circle diagram, potential timeline and r(t)");
+  sim->add_option("input", input, "a ripple sim output file")->required();
+  sim->add_option("-o,--output", output, "figure file: .png, .svg or .pdf")->required();
+  sim->add_option("--view", view, "all, lag, circle, potential or order")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"all", "lag", "circle", "potential", "order"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return report_command_line(app, e, "ripple plot --help");
+  }
+  try {
+    const std::string ext = fs::path(output).extension().string();
+    if (ext != ".png" && ext != ".svg" && ext != ".pdf")
+      throw InputError(fmt::format("-o {}: name a .png, .svg or .pdf file", output));
+    require_regular_file(input);
+    if (sim->parsed()) return run_python({"sim", input, "-o", output, "--view", view});
+    if (is_waves_json(input)) return run_python({"waves", input, "-o", output, "--view", view});
+    const IterationTable table = load_table(input, iteration_call);
+    const WavesResult result = analyze_waves(table, o);
+    const TempFile json;
+    write_text_file(json.path, waves_json(table, result, o), "the waves result");
+    return run_python({"waves", json.path, "-o", output, "--view", view});
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ripple: error: %s\n", e.what());
+    return e.exit_code();
+  }
+}
+
+}  // namespace ripple::analysis
