@@ -19,13 +19,28 @@ void CommGraph::add_edge(int a, int b) {
 }
 
 void CommGraph::finish() {
-  periodic_ = false;
-  for (int a = 0; a < ranks(); ++a) {
-    auto& n = neighbours_[static_cast<std::size_t>(a)];
+  for (auto& n : neighbours_) {
     std::sort(n.begin(), n.end());
     n.erase(std::unique(n.begin(), n.end()), n.end());
-    for (const int b : n) periodic_ = periodic_ || 2 * std::abs(a - b) > ranks();
   }
+}
+
+bool CommGraph::looks_like_ring() const {
+  const int n = ranks();
+  if (n < 3) return false;
+  const auto offsets = [&](int a) {
+    std::vector<int> out;
+    for (const int b : neighbours(a)) out.push_back(((b - a) % n + n) % n);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<int> first = offsets(0);
+  bool wraps = false;
+  for (int a = 0; a < n; ++a) {
+    if (offsets(a) != first) return false;
+    for (const int b : neighbours(a)) wraps = wraps || 2 * std::abs(a - b) > n;
+  }
+  return wraps && !first.empty();
 }
 
 std::int64_t CommGraph::edges() const {

@@ -137,6 +137,12 @@ int plot_main(int argc, char** argv) {
   } catch (const Error& e) {
     std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ripple: error: %s: out of memory\n", input.c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ripple: error: %s: %s\n", input.c_str(), e.what());
+    return 1;
   }
 }
 

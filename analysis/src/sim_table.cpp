@@ -26,10 +26,10 @@ CommGraph sim_graph(const model::SimConfig& cfg, int n, std::vector<std::string>
       std::vector<std::int64_t> nb;
       for (int i = 0; i < n; ++i) {
         topo.neighbours(i, nb);
-        for (const std::int64_t j : nb)
-          if (j > i) g.add_edge(i, static_cast<int>(j));
+        for (const std::int64_t j : nb) g.add_edge(i, static_cast<int>(j));
       }
     }
+    g.set_periodic(topo.kind() == model::TopologyKind::Ring);
     g.set_description(fmt::format("the simulation's topology ({})", cfg.topology.kind == model::TopologyKind::File
                                                                         ? "file " + cfg.topology.file
                                                                         : std::string("from its configuration")));

@@ -45,6 +45,7 @@ CommGraph app_graph(const json& j, int ranks, const std::string& path) {
         const int p = periodic ? ((r + d) % ranks + ranks) % ranks : r + d;
         if (p >= 0 && p < ranks) g.add_edge(r, p);
       }
+    g.set_periodic(periodic);
     g.set_description(fmt::format("ring app: distances {}{}", j.value("distances", "-1,1"), periodic ? ", periodic" : ""));
   } else if (app == "heat2d") {
     const std::vector<int> grid = extents(j.value("grid", ""));
@@ -119,10 +120,10 @@ IterationTable table_from_timings(const std::string& path) {
         t.end[at] = e[static_cast<std::size_t>(k)].is_number() ? e[static_cast<std::size_t>(k)].get<double>() : t.end[at];
       }
     }
+    t.graph = app_graph(j, ranks, path);
   } catch (const json::exception& e) {
-    throw InputError(fmt::format("{}: malformed timings ({})", path, e.what()));
+    throw InputError(fmt::format("{}: malformed summary ({})", path, e.what()));
   }
-  t.graph = app_graph(j, ranks, path);
   t.description =
       fmt::format("{} ranks, {} timed iterations from the app's own timings ({})", ranks, t.iterations, t.graph.description());
   return t;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -17,6 +18,18 @@ namespace ripple::analysis {
 namespace {
 
 enum class Kind : unsigned char { Other, Marker, Send, Receive, Completion, Collective, Finalize };
+
+// MPI_Iallreduce -> Allreduce: the blocking form's name of a non-blocking call ("" for others).
+std::string nonblocking_base(const std::string& n) {
+  if (n.size() < 7 || n.compare(0, 5, "MPI_I") != 0) return "";
+  std::string base = n.substr(5);
+  base[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(base[0])));
+  return base;
+}
+
+// Iteration markers further apart than this are no iteration numbers (a time step, a stray value):
+// refused before they make room for that many empty iterations.
+constexpr std::int64_t kMaxJump = 1'000'000;
 
 // What each call of the trace's own call list means to the table.
 std::vector<Kind> classify(const std::vector<std::string>& names) {
@@ -40,8 +53,7 @@ std::vector<Kind> classify(const std::vector<std::string>& names) {
       kinds[c] = Kind::Completion;
     else if (n == "MPI_Finalize")
       kinds[c] = Kind::Finalize;
-    else if (n.starts_with("MPI_") &&
-             (collectives.contains(n.substr(4)) || (n.size() > 5 && n[4] == 'I' && collectives.contains(n.substr(5)))))
+    else if (n.starts_with("MPI_") && (collectives.contains(n.substr(4)) || collectives.contains(nonblocking_base(n))))
       kinds[c] = Kind::Collective;
   }
   return kinds;
@@ -59,8 +71,9 @@ struct Cell {
 struct RankBuilder {
   std::deque<Cell> cells;  // cells[k - base]; a deque: growing it moves no cell
   int base = 0;
-  int open = -1;       // the iteration being accumulated, -1: none
-  int calls_seen = 0;  // iteration-call mode: calls of it so far
+  int open = -1;                                               // the iteration being accumulated, -1: none
+  int calls_seen = 0;                                          // iteration-call mode: calls of it so far
+  double boundary = std::numeric_limits<double>::quiet_NaN();  // iteration-call mode: a return not yet applied
   bool any = false;
 
   Cell& cell(int k) {
@@ -108,7 +121,7 @@ IterationTable table_from_trace(const std::string& path, const std::string& iter
   std::vector<RankBuilder> builders(static_cast<std::size_t>(ranks));
   CommGraph graph(ranks);
   std::map<std::pair<int, int>, double> injected;
-  bool any_marker = false, warmup_only = true;
+  bool any_marker = false, any_delay_marker = false, warmup_only = true;
   std::int64_t untimed = 0;
   constexpr std::int64_t kPiece = 1 << 16;
   for (std::int64_t first = 0; first < reader.event_count(); first += kPiece) {
@@ -121,6 +134,13 @@ IterationTable table_from_trace(const std::string& path, const std::string& iter
         continue;
       }
       if (ends_iteration >= 0) {
+        // A return of the iteration call ends one iteration and starts the next once its completion
+        // records (which follow it) are counted in the iteration it ends.
+        if (!std::isnan(b.boundary) && kind != Kind::Completion) {
+          b.close(b.boundary);
+          b.begin(b.calls_seen++, b.boundary);
+          b.boundary = std::numeric_limits<double>::quiet_NaN();
+        }
         if (kind == Kind::Finalize) b.open = -1;  // the epilogue after the last such call is no iteration
       } else if (kind == Kind::Marker) {
         if (e.tag == kPcontrolIteration) {
@@ -128,19 +148,26 @@ IterationTable table_from_trace(const std::string& path, const std::string& iter
           b.close(e.t_enter);
           if (e.iteration >= 0) {
             warmup_only = false;
+            if (b.any && std::abs(static_cast<std::int64_t>(e.iteration) - (b.base + static_cast<std::int64_t>(b.cells.size()))) >
+                             kMaxJump)
+              throw InputError(
+                  fmt::format("{}: rank {} jumps to iteration {} after {}: iteration markers must number iterations "
+                              "(MPI_Pcontrol(7701, k), k = 0, 1, ...)",
+                              path, e.rank, e.iteration, b.base + static_cast<int>(b.cells.size()) - 1));
             b.begin(e.iteration, e.t_enter);
           }
         } else if (e.tag == kPcontrolLoopEnd) {
           b.close(e.t_enter);
-        } else if (e.tag == kPcontrolDelay && e.count >= 0) {
-          injected[{e.rank, e.count}] += std::bit_cast<double>(e.buffer);
+        } else if (e.tag == kPcontrolDelay) {
+          any_delay_marker = true;
+          if (e.count >= 0) injected[{e.rank, e.count}] += std::bit_cast<double>(e.buffer);
         }
         continue;
       } else if (kind == Kind::Finalize) {
         b.close(e.t_enter);
       }
       if (b.open < 0) {
-        if (e.call == ends_iteration) b.begin(b.calls_seen++, e.t_exit);  // the first such call opens iteration 0
+        if (e.call == ends_iteration) b.boundary = e.t_exit;  // the first such call opens iteration 0
         continue;
       }
       Cell& c = *b.current;
@@ -156,12 +183,11 @@ IterationTable table_from_trace(const std::string& path, const std::string& iter
       } else if (kind == Kind::Collective && e.comm == 0) {
         c.world_collective = true;
       }
-      if (e.call == ends_iteration) {
-        b.close(e.t_exit);
-        b.begin(b.calls_seen++, e.t_exit);
-      }
+      if (e.call == ends_iteration) b.boundary = e.t_exit;
     }
   }
+  for (auto& b : builders)
+    if (!std::isnan(b.boundary)) b.close(b.boundary);  // a rank whose events end with the call
   if (ends_iteration >= 0) {
     bool seen = false;
     for (const auto& b : builders) seen = seen || b.calls_seen > 0;
@@ -222,9 +248,10 @@ IterationTable table_from_trace(const std::string& path, const std::string& iter
   const bool world_collectives = 2 * collective_iterations >= t.iterations;
   for (const auto& [key, seconds] : injected)
     if (key.second >= lo && key.second <= hi) t.injected[key] = seconds;
-  t.has_injected = ends_iteration < 0;
+  t.has_injected = ends_iteration < 0 && any_delay_marker;  // a program that marks no injected work has no truth
   graph.set_all_to_all(world_collectives);
   graph.finish();
+  graph.set_periodic(graph.looks_like_ring());
   graph.set_description(fmt::format("point-to-point messages at {}{}", graph.offsets_text(),
                                     world_collectives ? ", and collectives over all ranks" : ""));
   t.graph = std::move(graph);

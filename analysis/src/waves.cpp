@@ -80,8 +80,12 @@ public:
   WaveTracer(const IterationTable& t, const Baseline& b, const WavesOptions& o, double floor)
       : t_(t), b_(b), o_(o), floor_(floor) {}
 
-  // The idle beyond its median a rank had in a column (NaN if the cell is empty).
-  [[nodiscard]] double excess(int r, int c) const { return t_.wait[t_.at(r, c)] - b_.wait[static_cast<std::size_t>(r)]; }
+  // The idle beyond its median a rank had in a column (NaN if the cell is empty). In a cumulative
+  // table (a simulation) free running is the baseline: its wait is that excess already, and a median
+  // taken off each iteration would add up.
+  [[nodiscard]] double excess(int r, int c) const {
+    return t_.wait[t_.at(r, c)] - (t_.cumulative ? 0.0 : b_.wait[static_cast<std::size_t>(r)]);
+  }
   [[nodiscard]] double noise(int r) const { return o_.k * b_.wait_mad[static_cast<std::size_t>(r)] + floor_; }
 
   Wave trace(const Source& s, int next_column) const {
@@ -106,19 +110,21 @@ public:
 
 private:
   // The first column in [lo, last] at which rank r has the wave, and the idle it took there; -1 if
-  // none. One iteration's excess idle, or (cumulative tables) the excess accumulated since the
-  // source's column, then the whole of it up to `stop`.
+  // none. Arrival: one iteration's excess idle above the thresholds, or (cumulative tables) the
+  // excess accumulated since the source's column reaching the noise. Idle: that iteration's, or the
+  // largest one iteration held before `stop` (the wave's height as it passed; the lag it left, which
+  // the oscillators share in the end, says nothing about it).
   int arrival(const Source& s, int r, int col0, int lo, int last, int stop, double& idle) const {
     if (t_.cumulative) {
-      double sum = 0;
+      double sum = 0, peak = 0;
       int found = -1;
       for (int c = col0; c < stop; ++c) {
         const double x = excess(r, c);
-        if (std::isfinite(x)) sum += x;
+        if (std::isfinite(x)) sum += x, peak = std::max(peak, x);
         if (found < 0 && c > last) return -1;
         if (found < 0 && c >= lo && sum >= noise(r)) found = c;
       }
-      idle = sum;
+      idle = peak;
       return found;
     }
     // An idle wave carries at most its source's delay (plus noise): more idle at that place and
@@ -186,16 +192,37 @@ private:
     return f;
   }
 
-  // The first column from which every rank stays within its noise for a few iterations (before the
-  // next source disturbs them again).
+  // The first column from which the ranks stay in step for three iterations, before the next
+  // source disturbs them again (-1 if that never happens, or cannot be seen for three iterations
+  // before it). In step: every rank's excess idle within its noise; in a cumulative table, the
+  // ranks' lags since the source (accumulated excess idle, and the source's delay on its rank)
+  // within the noise of each other.
   void resynchronise(Wave& w, int col0, int next_column) const {
     const int window = 3;
     const int stop = std::min(next_column, t_.iterations);
+    std::vector<char> quiet(static_cast<std::size_t>(std::max(stop - col0, 0)), 1);
+    std::vector<double> lag(static_cast<std::size_t>(t_.ranks), 0.0);
+    double widest_noise = 0;
+    for (int r = 0; r < t_.ranks; ++r) widest_noise = std::max(widest_noise, noise(r));
+    lag[static_cast<std::size_t>(w.source.rank)] = w.source.delay;
     for (int c = col0; c < stop; ++c) {
-      bool quiet = true;
-      for (int k = c; k < std::min(c + window, stop) && quiet; ++k)
-        for (int r = 0; r < t_.ranks && quiet; ++r) quiet = !(excess(r, k) >= noise(r));
-      if (!quiet) continue;
+      double lo = HUGE_VAL, hi = -HUGE_VAL;
+      for (int r = 0; r < t_.ranks; ++r) {
+        const double x = excess(r, c);
+        if (!t_.cumulative) {
+          if (x >= noise(r)) quiet[static_cast<std::size_t>(c - col0)] = 0;
+          continue;
+        }
+        if (std::isfinite(x)) lag[static_cast<std::size_t>(r)] += x;
+        lo = std::min(lo, lag[static_cast<std::size_t>(r)]);
+        hi = std::max(hi, lag[static_cast<std::size_t>(r)]);
+      }
+      if (t_.cumulative && !(hi - lo < widest_noise)) quiet[static_cast<std::size_t>(c - col0)] = 0;
+    }
+    for (int c = col0; c < stop && (c + window <= stop || stop == t_.iterations); ++c) {
+      bool still = true;
+      for (int k = c; k < std::min(c + window, stop); ++k) still = still && quiet[static_cast<std::size_t>(k - col0)] != 0;
+      if (!still) continue;
       w.resync_iteration = t_.first_iteration + c;
       double latest = -HUGE_VAL;
       for (int r = 0; r < t_.ranks; ++r) latest = std::max(latest, t_.start(r, c));
@@ -237,16 +264,24 @@ std::vector<Meeting> meetings(const IterationTable& t, const std::vector<Wave>& 
   for (std::size_t k = 0; k + 1 < order.size(); ++k) {
     const Wave &wa = waves[order[k]], &wb = waves[order[k + 1]];
     const Front *up = find_front(wa, "up"), *down = find_front(wb, "down");
-    if (up == nullptr || down == nullptr || up->arrivals.empty() || down->arrivals.empty()) continue;
-    const int first = std::min(up->arrivals.front().iteration, down->arrivals.front().iteration);
+    if (up == nullptr || down == nullptr || wa.source.rank == wb.source.rank) continue;
+    // Only fronts under way once both delays have happened can meet: the arrivals between the two
+    // sources from the later source's iteration on.
+    const int start = std::max(wa.source.iteration, wb.source.iteration);
+    const auto between = [&](const Arrival& x) {
+      return x.iteration >= start && x.rank > wa.source.rank && x.rank < wb.source.rank;
+    };
+    if (std::none_of(up->arrivals.begin(), up->arrivals.end(), between) ||
+        std::none_of(down->arrivals.begin(), down->arrivals.end(), between))
+      continue;
     const int last = std::max(up->arrivals.back().iteration, down->arrivals.back().iteration);
-    for (int it = first; it <= last; ++it) {
+    for (int it = start; it <= last; ++it) {
       int pos_a = wa.source.rank, pos_b = wb.source.rank;
       double idle_a = 0, idle_b = 0;
       for (const Arrival& x : up->arrivals)
-        if (x.iteration <= it && x.rank > pos_a && x.rank < wb.source.rank) pos_a = x.rank, idle_a = x.idle;
+        if (between(x) && x.iteration <= it && x.rank > pos_a) pos_a = x.rank, idle_a = x.idle;
       for (const Arrival& x : down->arrivals)
-        if (x.iteration <= it && x.rank < pos_b && x.rank > wa.source.rank) pos_b = x.rank, idle_b = x.idle;
+        if (between(x) && x.iteration <= it && x.rank < pos_b) pos_b = x.rank, idle_b = x.idle;
       if (pos_a + 1 < pos_b) continue;
       Meeting m{static_cast<int>(order[k]), static_cast<int>(order[k + 1]), pos_a, pos_b, it, idle_a, idle_b, 0.0, -1};
       // What goes on beyond the meeting point afterwards: the mean idle of each front's later arrivals.

@@ -67,7 +67,11 @@ int waves_main(int argc, char** argv) {
     std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return e.exit_code();
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "ripple: error: %s: out of memory (the table takes 24 bytes per rank and iteration)\n", input.c_str());
+    std::fprintf(stderr, "ripple: error: %s: out of memory (the table takes up to 170 bytes per rank and iteration)\n",
+                 input.c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ripple: error: %s: %s\n", input.c_str(), e.what());
     return 1;
   }
 }

@@ -56,5 +56,6 @@ assert down["reached_hops"] >= 3 and down["reached_hops"] == up["reached_hops"],
 assert [a["iteration"] for a in down["arrivals"]] == [a["iteration"] for a in up["arrivals"]]
 assert down["speed"]["ranks_per_iteration"] == up["speed"]["ranks_per_iteration"] > 0
 assert down["amplitude"][0] > down["amplitude"][-1], down["amplitude"]
+assert x["resync"]["iteration"] is not None and x["resync"]["iteration"] > 10 and x["resync"]["seconds"] > 0, x["resync"]
 PY
 finish

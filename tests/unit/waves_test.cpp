@@ -65,6 +65,7 @@ IterationTable max_plus(const ChainRun& run) {
     for (const int d : run.distances)
       if (const int p = peer(run, r, d); p >= 0) t.graph.add_edge(r, p);
   t.graph.finish();
+  t.graph.set_periodic(run.periodic);
   return t;
 }
 

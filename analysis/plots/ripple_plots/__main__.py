@@ -3,7 +3,13 @@
 import argparse
 import sys
 
-import matplotlib
+try:
+    import h5py  # noqa: F401
+    import matplotlib
+except ImportError as missing:
+    print(f"ripple: error: {missing.name} is missing: apt-get install python3-matplotlib python3-h5py "
+          "(or set RIPPLE_PYTHON to a Python that has them)", file=sys.stderr)
+    sys.exit(1)
 
 matplotlib.use("Agg")  # files only: no display needed
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in SVG
@@ -29,8 +35,11 @@ def main(argv=None):
         else:
             fig = sim.figure(reader.Sim(a.input), a.view)
         fig.savefig(a.output, dpi=110)
-    except (reader.FormatError, OSError, KeyError) as e:
+    except (reader.FormatError, OSError) as e:
         print(f"ripple: error: {e}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, ValueError, IndexError) as e:  # a file that holds what it should not
+        print(f"ripple: error: {a.input}: cannot draw it ({type(e).__name__}: {e}): not as `ripple` writes it?", file=sys.stderr)
         return 2
     print(f"ripple plot: wrote {a.output}")
     return 0

@@ -16,9 +16,15 @@ public:
   // An undirected edge (self-edges and ranks outside [0, ranks) are ignored). Call finish() after
   // the last one.
   void add_edge(int a, int b);
-  // Sorts and deduplicates the neighbour lists; decides `periodic` (a 1-D arrangement that wraps: an
-  // edge spans more than half the ranks).
+  // Sorts the neighbour lists. Call after the last edge.
   void finish();
+  // A 1-D arrangement that wraps round (a ring): rank offsets are then taken the shorter way round.
+  // The builder says so from what it knows (a ring app's flag, a ring topology, a trace's graph that
+  // looks_like_ring).
+  void set_periodic(bool on) { periodic_ = on; }
+  // Every rank has the same partners at the same offsets modulo the ranks, and some edge wraps
+  // round: a ring, not a chain or a grid.
+  [[nodiscard]] bool looks_like_ring() const;
   // Some collective over all ranks ran inside the iterations: every rank is one hop from every other.
   void set_all_to_all(bool on) { all_to_all_ = on; }
   void set_description(std::string d) { description_ = std::move(d); }
