@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string_view>
 
 namespace ripple::analysis {
 namespace {
@@ -93,7 +94,9 @@ public:
     w.source = s;
     const int col0 = s.iteration - t_.first_iteration;
     const std::vector<int> hops = t_.graph.hops_from(s.rank);
+    const bool one_dimensional = in_rank_order(s.rank, hops);
     for (const char* direction : {"down", "up", "all"}) {
+      if (!one_dimensional && std::string_view(direction) != "all") continue;
       std::map<int, std::vector<int>> by_hop;
       for (int r = 0; r < t_.ranks; ++r) {
         const int h = hops[static_cast<std::size_t>(r)];
@@ -109,6 +112,24 @@ public:
   }
 
 private:
+  // Whether the ranks lie in a line (or ring) as seen from the source, so that "down" and "up" mean
+  // something: the hops grow with the distance in rank order each way. Not so on a grid (rank +1
+  // and rank +px are both one hop), nor under collectives (every rank is one hop away).
+  [[nodiscard]] bool in_rank_order(int source, const std::vector<int>& hops) const {
+    if (t_.graph.all_to_all()) return false;
+    std::vector<std::pair<int, int>> by_offset;  // (offset, hops)
+    for (int r = 0; r < t_.ranks; ++r)
+      if (hops[static_cast<std::size_t>(r)] > 0)
+        by_offset.emplace_back(t_.graph.offset(source, r), hops[static_cast<std::size_t>(r)]);
+    std::sort(by_offset.begin(), by_offset.end());
+    for (std::size_t i = 1; i < by_offset.size(); ++i) {
+      const auto &a = by_offset[i - 1], &b = by_offset[i];
+      if (a.first < 0 && b.first < 0 && a.second < b.second) return false;  // nearer below, yet further
+      if (a.first > 0 && b.first > 0 && a.second > b.second) return false;
+    }
+    return true;
+  }
+
   // The first column in [lo, last] at which rank r has the wave, and the idle it took there; -1 if
   // none. Arrival: one iteration's excess idle above the thresholds, or (cumulative tables) the
   // excess accumulated since the source's column reaching the noise. Idle: that iteration's, or the
@@ -180,8 +201,12 @@ private:
     }
     f.by_iteration = fit_line(distance, iteration);
     f.by_time = fit_line(distance, time);
-    f.speed_iterations = f.by_iteration.slope > 0 ? 1.0 / f.by_iteration.slope : kNaN;
-    f.speed_seconds = f.by_time.slope > 0 ? 1.0 / f.by_time.slope : kNaN;
+    // Arrivals all in one iteration have no speed: their times differ only by how the ranks' phases
+    // lie within that iteration.
+    const bool moved = f.by_iteration.slope > 0;
+    f.speed_iterations = moved ? 1.0 / f.by_iteration.slope : kNaN;
+    f.speed_seconds = moved && f.by_time.slope > 0 ? 1.0 / f.by_time.slope : kNaN;
+    if (!moved) f.by_iteration.r2 = f.by_time.r2 = kNaN;
     for (std::size_t h = 0; h < f.amplitude.size(); ++h) {
       hop_of.push_back(static_cast<double>(h + 1));
       amp.push_back(f.amplitude[h]);
@@ -348,7 +373,10 @@ WavesResult analyze_waves(const IterationTable& t, const WavesOptions& o) {
   out.period_median = median(period);
   out.compute_median = median(t.compute);
   out.wait_median = median(t.wait);
-  const double floor = o.floor >= 0 ? o.floor : (std::isfinite(out.period_median) ? 0.1 * out.period_median : 0.0);
+  // The default floor: a tenth of the median compute phase, what a delay adds to (the period would
+  // grow with slow communication, under load, and hide delays).
+  const double typical = std::isfinite(out.compute_median) && out.compute_median > 0 ? out.compute_median : out.period_median;
+  const double floor = o.floor >= 0 ? o.floor : (std::isfinite(typical) ? 0.1 * typical : 0.0);
   out.sources = find_sources(t, b, o, floor, out.detection, out.notes);
   const WaveTracer tracer(t, b, o, floor);
   for (std::size_t i = 0; i < out.sources.size(); ++i) {

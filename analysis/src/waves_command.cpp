@@ -21,7 +21,7 @@ void add_waves_options(CLI::App& app, WavesOptions& o, std::string& iteration_ca
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--floor", o.floor,
-                 "seconds of idle or extra compute always needed on top (default: a tenth of the median period)")
+                 "seconds of idle or extra compute always needed on top (default: a tenth of the median compute phase)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--fraction", o.fraction, "of a source's delay: the least idle time that counts as its wave")
       ->capture_default_str()

@@ -48,9 +48,16 @@ def texts(name):
 w = texts("waves.svg")
 for want in ["idle time per rank and iteration", "iteration", "rank", "idle time (in MPI) [ms]", "delay source (injected)",
              "idle-wave arrival and speed", "arrival iteration", "rank offset from the source (lower ranks &lt; 0 &lt; higher ranks)",
-             "wave 0 (rank 3, it. 5) down: 1.00 ranks/iteration, R² = 1.000", "wave 0 (rank 3, it. 5) up: 1.00 ranks/iteration",
              "ring.h5: 8 ranks, 20 iterations (trace)"]:
     assert want in w, (want, w)
+# the legend names each front that arrived anywhere with its speed, as the result has it
+from ripple_plots.reader import read_waves
+fronts = [f for f in read_waves("waves.json")["waves"][0]["fronts"] if f["direction"] in ("down", "up") and f["arrivals"]]
+assert fronts, "the delay made no wave"
+for f in fronts:
+    speed = f["speed"]["ranks_per_iteration"]
+    label = f"wave 0 (rank 3, it. 5) {f['direction']}: " + (f"{speed:.2f} ranks/iteration" if speed is not None else "all in one iteration")
+    assert label in w, (label, w)
 a = texts("arrivals.svg")
 assert "arrival iteration" in a and "idle time per rank" not in a, a
 s = texts("sim-waves.svg")

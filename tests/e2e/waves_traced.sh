@@ -3,44 +3,53 @@
 # one 10 ms delay at rank 5 in iteration 10. The ring's own JSON timings are the independent truth
 # (the tracer is not involved in them): exactly one rank per iteration both ways, the neighbours
 # waiting in the delay's own iteration. A run whose timings show a disturbance of this machine (a
-# stall of a few ms, common when CI shares the cores) is run again, up to four times.
+# stall of a few ms, common when CI shares the cores) is run again; a machine too busy for 2 ms
+# phases twice in a row gets the same runs ten times slower (20 ms phases, a 100 ms delay).
 source "$(dirname "$0")/lib.sh"
 : "${RING_BIN:?}" "${HEAT2D_BIN:?}" "${HPCG_BIN:?}"
 export PYTHONWARNINGS=ignore
-sleepy=(--work sleep --compute-time 0.002 --iterations 40 --warmup 2 --delay 5:10:0.01)
+sleepy=(--work sleep --compute-time @C@ --iterations 40 --warmup 2 --delay 5:10:@D@)
 
 # traced NAME CHECK BIN ARGS...: traces BIN on 16 ranks into NAME.h5 (timings in NAME.json) until
-# CHECK (a Python expression over `comm`, rank x iteration seconds in MPI from the JSON) holds.
+# CHECK holds: a Python expression over `comm` (rank x iteration seconds in MPI, from the JSON) and
+# D, the delay. In ARGS, @C@ is the compute phase (2 ms, or 20), @D@ the delay (10 ms, or 100), @N@
+# a noise mean of D / 20; NAME.scale keeps the delay used.
 traced() {
   local name=$1 check=$2; shift 2
-  for attempt in 1 2 3 4; do
-    timeout 300 "$MPIEXEC" -np 16 --oversubscribe "$RIPPLE_BIN" trace -o "$name.h5" -- "$@" --json "$name.json" > "$name.txt" 2>&1 \
+  for scale in 1 1 10 10; do
+    local c d n args=()
+    c=$(awk -v s="$scale" 'BEGIN { print 0.002 * s }') d=$(awk -v s="$scale" 'BEGIN { print 0.01 * s }')
+    n=$(awk -v s="$scale" 'BEGIN { print 0.0005 * s }')
+    for a in "$@"; do a=${a//@C@/$c}; a=${a//@D@/$d}; args+=("${a//@N@/$n}"); done
+    timeout 300 "$MPIEXEC" -np 16 --oversubscribe "$RIPPLE_BIN" trace -o "$name.h5" -- "${args[@]}" --json "$name.json" > "$name.txt" 2>&1 \
       || { fail "$name run: $(tail -n 3 "$name.txt")"; return 1; }
-    if /usr/bin/python3 - "$name.json" "$check" <<'PY'; then return 0; fi
+    echo "$d" > "$name.scale"
+    if /usr/bin/python3 - "$name.json" "$check" "$d" <<'PY'; then return 0; fi
 import json, sys
 import numpy as np
 t = json.load(open(sys.argv[1]))["timings"]
-comm = np.array([r["comm"] for r in sorted(t, key=lambda r: r["rank"])])
+comm, D = np.array([r["comm"] for r in sorted(t, key=lambda r: r["rank"])]), float(sys.argv[3])
 sys.exit(0 if eval(sys.argv[2]) else 1)
 PY
-    echo "note: $name attempt $attempt disturbed (its own timings fail: $check); again"
+    echo "note: $name with a ${d} s delay disturbed (its own timings fail: $check); again"
   done
   fail "$name: every attempt disturbed"
   return 1
 }
 
 # The ring's own timings, +-1 (eager, open chain): in iteration 10 + j exactly ranks 5 - j - 1 and
-# 5 + j + 1 wait about 10 ms, and nobody else waits more than 2.5 ms from iteration 8 to 24.
-chain_ok='all(sorted(np.flatnonzero(comm[:, 10 + j] > 0.005).tolist()) == sorted(r for r in (4 - j, 6 + j) if 0 <= r < 16) for j in range(10)) and (np.abs(comm[comm > 0.005] - 0.01) < 0.002).all() and (comm[:, 8:25] > 0.005).sum() == 15'
-traced chain "$chain_ok" "$RING_BIN" --slices 1000 "${sleepy[@]}" && pass "ring +-1, own timings: one rank per iteration both ways, neighbours waiting in iteration 10, ~10 ms each"
-traced chain2 '(comm[:, 8:25] > 0.005).sum() == 15 and (comm[:, 10] > 0.005).sum() == 4' "$RING_BIN" --slices 1000 --distances=-1,1,-2,2 "${sleepy[@]}" \
+# 5 + j + 1 wait about D, and nobody else waits more than D / 2 from iteration 8 to 24.
+chain_ok='all(sorted(np.flatnonzero(comm[:, 10 + j] > D / 2).tolist()) == sorted(r for r in (4 - j, 6 + j) if 0 <= r < 16) for j in range(10)) and (np.abs(comm[comm > D / 2] - D) < D / 5).all() and (comm[:, 8:25] > D / 2).sum() == 15'
+traced chain "$chain_ok" "$RING_BIN" --slices 1000 "${sleepy[@]}" && pass "ring +-1, own timings: one rank per iteration both ways, neighbours waiting in iteration 10, ~D each"
+traced chain2 '(comm[:, 8:25] > D / 2).sum() == 15 and (comm[:, 10] > D / 2).sum() == 4' "$RING_BIN" --slices 1000 --distances=-1,1,-2,2 "${sleepy[@]}" \
   && pass "ring +-1 +-2, own timings: the four neighbours wait in iteration 10"
-traced grid '(comm[:, 8:25] > 0.005).sum() == 15' "$HEAT2D_BIN" --grid 4x4 --tile 32 "${sleepy[@]}" && pass "heat2d 4x4 run"
-traced hpcg '(comm[:, 8:25] > 0.005).sum() >= 15' "$HPCG_BIN" --nx 8 --ny 8 --nz 8 --work sleep --compute-time 0.004 --iterations 40 --warmup 1 --delay 5:10:0.01 \
+traced grid '(comm[:, 8:25] > D / 2).sum() == 15' "$HEAT2D_BIN" --grid 4x4 --tile 32 "${sleepy[@]}" && pass "heat2d 4x4 run"
+# hpcg's own communication is slow and varies on a loaded machine: the delay must stand out of it.
+traced hpcg '((comm[:, 10] - np.median(comm, 1)) > D / 2).sum() >= 15 and np.median(np.abs(comm - np.median(comm, 1)[:, None])) < D / 10' "$HPCG_BIN" --nx 8 --ny 8 --nz 8 --work sleep --compute-time @D@ --iterations 40 --warmup 1 --delay 5:10:@D@ \
   && pass "hpcg run"
 # Noise makes waves of its own, of a few ms, and adds to the delay's; a stall of the machine adds
-# more: from iteration 8 to 20 exactly the 15 ranks of the delay's wave wait more than 5 ms, none 15 ms.
-traced noisy 'comm[:, 10][[4, 6]].min() > 0.005 and (comm[:, 8:21] > 0.005).sum() == 15 and comm[:, 8:21].max() < 0.015' "$RING_BIN" --slices 1000 "${sleepy[@]}" --noise exp:0.0005 --seed 3 && pass "noisy ring run"
+# more: from iteration 8 to 20 exactly the 15 ranks of the delay's wave wait more than D / 2, none 1.5 D.
+traced noisy 'comm[:, 10][[4, 6]].min() > D / 2 and (comm[:, 8:21] > D / 2).sum() == 15 and comm[:, 8:21].max() < 1.5 * D' "$RING_BIN" --slices 1000 "${sleepy[@]}" --noise exp:@N@ --seed 3 && pass "noisy ring run"
 
 for name in chain chain2 grid hpcg noisy; do
   "$RIPPLE_BIN" waves "$name.h5" --json "$name.trace.json" --csv "$name.csv" > "$name.waves.txt" 2> "$name.err" || fail "waves on $name.h5: $(cat "$name.err")"
@@ -62,12 +71,13 @@ def front(x, direction):
     return next(f for f in x["fronts"] if f["direction"] == direction)
 
 w, x = wave("chain")
-assert x["source"]["injected"] and abs(x["source"]["delay"] - 0.01) < 1e-12 and w["detection"]["missed"] == 0, x["source"]
+D = float(open("chain.scale").read())
+assert x["source"]["injected"] and abs(x["source"]["delay"] - D) < 1e-12 and w["detection"]["missed"] == 0, x["source"]
 assert w["graph"]["edges"] == 15 and not w["graph"]["periodic"]
 for d, hops in (("down", 5), ("up", 10)):
     f = front(x, d)
     assert f["reached_hops"] == hops and abs(f["speed"]["ranks_per_iteration"] - 1) <= 0.1, (d, f["speed"])
-    assert all(a["iteration"] == 10 + a["hop"] - 1 and abs(a["idle"] - 0.01) < 0.002 for a in f["arrivals"]), f["arrivals"]
+    assert all(a["iteration"] == 10 + a["hop"] - 1 and abs(a["idle"] - D) < D / 5 for a in f["arrivals"]), f["arrivals"]
 _, x2 = wave("chain2")
 for d in ("down", "up"):
     assert abs(front(x2, d)["speed"]["ranks_per_iteration"] - 2) <= 0.2, (d, front(x2, d)["speed"])
@@ -81,8 +91,14 @@ assert w["graph"]["all_to_all"] and len(front(h, "all")["arrivals"]) == 15
 assert all(10 <= a["iteration"] <= 11 for a in front(h, "all")["arrivals"]), front(h, "all")["arrivals"]
 _, quiet = wave("chain")
 _, noisy = wave("noisy")
-q, n = front(quiet, "all")["decay_per_hop"], front(noisy, "all")["decay_per_hop"]
-assert n is not None and n > q, (q, n)
+# The decay noise adds (relative to the first hop's idle) against the quiet run's. On a machine too
+# busy for 2 ms phases its own noise damps the quiet wave as much: not compared there.
+q, n = front(quiet, "all")["decay_relative"], front(noisy, "all")["decay_relative"]
+assert n is not None and q is not None
+if float(open("chain.scale").read()) == 0.01 and float(open("noisy.scale").read()) == 0.01:
+    assert n > q, (q, n)
+else:
+    print(f"note: decay not compared on this busy machine (noisy {n:.4f}, quiet {q:.4f} per hop)")
 PY
 
 # The same runs through the apps' own timings: the same arrival iterations (the sources detected
@@ -115,13 +131,14 @@ assert arr(x[0], 0) == arr(y, 1), (arr(x[0], 0), arr(y, 1))
 PY
 
 # The text summary and the CSV tables say the same.
-grep -q "wave .*: rank 5, iteration 10, 10 ms injected" chain.waves.txt && grep -q "reached the last rank" chain.waves.txt \
+grep -Eq "wave .*: rank 5, iteration 10, (10|100) ms injected" chain.waves.txt && grep -q "reached the last rank" chain.waves.txt \
   && pass "waves text: $(sed -n 5p chain.waves.txt)" || fail "waves text: $(cat chain.waves.txt)"
 /usr/bin/python3 - <<'PY' && pass "waves CSV: the table's 640 cells, the arrivals of the JSON" || fail "waves CSV"
 import csv
 from ripple_plots.reader import read_waves
 rows = list(csv.DictReader(open("chain.csv/table.csv")))
-assert len(rows) == 16 * 40 and {r["injected"] for r in rows if (r["rank"], r["iteration"]) == ("5", "10")} == {"0.01"}
+D = float(open("chain.scale").read())
+assert len(rows) == 16 * 40 and [float(r["injected"]) for r in rows if (r["rank"], r["iteration"]) == ("5", "10")] == [D]
 w = read_waves("chain.trace.json")
 arrivals = [r for r in csv.DictReader(open("chain.csv/arrivals.csv"))]
 assert len(arrivals) == sum(len(f["arrivals"]) for x in w["waves"] for f in x["fronts"])

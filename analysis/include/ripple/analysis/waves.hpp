@@ -14,7 +14,7 @@ namespace ripple::analysis {
 
 struct WavesOptions {
   double k = 5;                // MADs above a rank's median that count as out of the noise
-  double floor = -1;           // seconds always needed on top; < 0: a tenth of the median iteration period
+  double floor = -1;           // seconds always needed on top; < 0: a tenth of the median compute phase
   double fraction = 0.25;      // of the source's delay: the least idle time that counts as its wave
   int max_hop_iterations = 3;  // a wave that takes longer than this to cross one hop has died out
   int max_sources = 64;        // the largest sources analysed (a noisy run has many small ones)
