@@ -241,6 +241,15 @@ void validate(SimConfig& c) {
   if (c.delay.jitter < 0 || (c.delay.jitter > 0 && c.delay.jitter >= c.delay.mean))
     bad("[delay] jitter", "must lie in [0, mean): delays stay positive");
   if (c.delay.interval < 0) bad("[delay] interval", "must not be negative");
+  if (c.model.potential == Potential::Wait) {
+    if (c.model.normalization != Normalization::None)
+      bad("[model] normalization",
+          "potential = \"wait\" holds a process for its latest partner (a maximum, not a sum): use \"none\" or leave it out");
+    if (c.delay.mean <= 0)
+      bad("[delay] mean",
+          "potential = \"wait\" needs a positive delay (a partner's message arrives once per iteration): leave it out for "
+          "one mean period");
+  }
   if (c.delay.mean > 0 && topo.kind == TopologyKind::All && c.model.potential == Potential::Kuramoto)
     bad("[delay] mean", "delays are not supported with the all-to-all mean-field Kuramoto model; use a graph topology");
   for (size_t k = 0; k < c.kicks.size(); ++k) {
@@ -271,6 +280,13 @@ void validate(SimConfig& c) {
     bad("[noise] interval", "gives more than 1e9 noise intervals before t_end: choose a larger interval");
   if (c.delay.jitter > 0 && c.solver.t_end / c.delay_interval() > 1e9)
     bad("[delay] interval", "gives more than 1e9 jitter intervals before t_end: choose a larger interval");
+}
+
+// The mean period, or 0 while the times do not fit the number of oscillators (validate() says so).
+double mean_period_if_valid(const SimConfig& c) {
+  const std::int64_t n = c.model.oscillators;
+  const auto fits = [n](const std::vector<double>& v) { return v.size() == 1 || static_cast<std::int64_t>(v.size()) == n; };
+  return n > 0 && fits(c.model.t_comp) && fits(c.model.t_comm) ? c.mean_period() : 0.0;
 }
 
 }  // namespace
@@ -313,9 +329,11 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
                                                                       {"normal", FrequencyDistribution::Normal},
                                                                       {"lorentzian", FrequencyDistribution::Lorentzian}});
     c.model.frequency_seed = static_cast<std::uint64_t>(s.integer("frequency_seed", 1));
-    c.model.potential = s.choice<Potential>(
-        "potential", "tanh",
-        {{"tanh", Potential::Tanh}, {"kuramoto", Potential::Kuramoto}, {"bottleneck", Potential::Bottleneck}});
+    c.model.potential = s.choice<Potential>("potential", "tanh",
+                                            {{"tanh", Potential::Tanh},
+                                             {"kuramoto", Potential::Kuramoto},
+                                             {"bottleneck", Potential::Bottleneck},
+                                             {"wait", Potential::Wait}});
     c.model.sigma = s.number("sigma", std::numbers::pi);
     c.model.beta = s.choice<int>("protocol", "eager", {{"eager", 1}, {"rendezvous", 2}});
     toml::node* kappa = s.find("kappa");
@@ -326,8 +344,10 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
       c.model.kappa_value = s.as_number("kappa", *kappa);
     }
     if (s.find("strength") != nullptr) c.model.strength = s.number("strength", std::nullopt);
-    c.model.normalization = s.choice<Normalization>(
-        "normalization", "N", {{"N", Normalization::N}, {"degree", Normalization::Degree}, {"none", Normalization::None}});
+    // `wait` takes the latest partner, not a sum over partners: nothing to normalise.
+    c.model.normalization =
+        s.choice<Normalization>("normalization", c.model.potential == Potential::Wait ? "none" : "N",
+                                {{"N", Normalization::N}, {"degree", Normalization::Degree}, {"none", Normalization::None}});
     s.finish();
   }
   {
@@ -359,7 +379,9 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
   }
   {
     Section s(root, "delay", source);
-    c.delay.mean = s.number("mean", 0.0);
+    // `wait`: a partner's message of each iteration arrives once per iteration, one period late.
+    const bool wait_default = c.model.potential == Potential::Wait && s.find("mean") == nullptr;
+    c.delay.mean = s.number("mean", wait_default ? mean_period_if_valid(c) : 0.0);
     c.delay.jitter = s.number("jitter", 0.0);
     c.delay.seed = static_cast<std::uint64_t>(s.integer("seed", 1));
     c.delay.interval = s.number("interval", 0.0);

@@ -85,7 +85,24 @@ double DelayHistory::value(std::size_t index, double s) const {
 
 void DelayHistory::values(double s, double* out) const {
   const Bracket b = clamp(s);
-  for (std::size_t i = 0; i < width(); ++i) out[i] = interpolate(b, i, s);
+  const std::size_t m = width();
+  if (b.extrapolate) {
+    for (std::size_t i = 0; i < m; ++i) out[i] = interpolate(b, i, s);
+    return;
+  }
+  // The basis is the same for every column: computed once, by interpolate()'s operations, so that
+  // each value has value()'s bits; the loop then streams the two entries and vectorises (it was
+  // 38 % of a delayed chain's time, one call per column).
+  const double* e0 = data_[b.k].data();
+  const double* e1 = data_[b.k + 1].data();
+  const double h = times_[b.k + 1] - times_[b.k];
+  const double u = (s - times_[b.k]) / h;
+  const double um = 1.0 - u;
+  const double h00 = (1.0 + 2.0 * u) * um * um;
+  const double h10h = u * um * um * h;
+  const double h01 = u * u * (3.0 - 2.0 * u);
+  const double h11h = -u * u * um * h;
+  for (std::size_t i = 0; i < m; ++i) out[i] = h00 * e0[i] + h10h * e0[m + i] + h01 * e1[i] + h11h * e1[m + i];
 }
 
 }  // namespace ripple::model

@@ -22,6 +22,7 @@ RhsKernel::RhsKernel(const SimConfig& cfg, const LocalGraph& graph, std::vector<
       plan_(make_block_plan(graph)),
       block_v_(plan_.max_buf),
       block_sums_(plan_.max_rows) {
+  if (cfg.model.potential == Potential::Wait) wait_ = std::make_unique<WaitKernel>(cfg, graph, omega_, vp);
   // Interleave when the working set of a Runge-Kutta step (about a dozen arrays of the local rows)
   // leaves L2: then the streams come from L3 or memory and overlapping them with tanh pays; in L2 the
   // chunks' overhead costs more (measured side by side: -12 % at N = 10^6, +12 % at N = 10^4).
@@ -40,6 +41,8 @@ void RhsKernel::apply_potential(double* x, std::size_t n) {
       return;
     case Potential::Bottleneck:
       break;
+    case Potential::Wait:  // not a pairwise potential: evaluate_delayed hands it to WaitKernel
+      RIPPLE_VERIFY(false, "the wait potential is evaluated by WaitKernel");
   }
   const BottleneckPotential v(cfg_->model.sigma);
   scratch_.resize(n);
@@ -337,6 +340,10 @@ void RhsKernel::evaluate_mean_field(double t, const double* sin_x, const double*
 
 void RhsKernel::evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt) {
   RIPPLE_VERIFY(!graph_->symmetric, "delayed coupling needs the directed form of the graph");
+  if (wait_) {
+    wait_->evaluate(t, x, history, zeta(), delay_interval_, dxdt);
+    return;
+  }
   if (cfg_->delay.jitter == 0.0) {
     // One delay for every edge: interpolate each column once.
     delayed_.resize(history.width());

@@ -118,7 +118,64 @@ TOML
 
 sed -e 's/^t_end = 0.008/t_end = 0.005\nnorm = "rms"/' -e '/^\[delay\]/,/^jitter/d' chain.toml > chain_rms.toml
 
-for case in chain chain_rms grid grid2d mean_field graph; do
+# The one-sided wait potential: the max over partners, noise, kicks and the default delay of one
+# period (uniform, so each column is interpolated once), on a chain, a torus and an edge list.
+cat > chain_wait.toml <<'TOML'
+[model]
+oscillators = 3000
+t_comp = 9.0e-4
+t_comm = 1.0e-4
+frequency_spread = 0.01
+frequency_distribution = "normal"
+potential = "wait"
+[topology]
+kind = "chain"
+distances = [-1, 1, -2]
+[noise]
+kind = "exponential"
+amplitude = 0.05
+[[kick]]
+oscillator = 1499
+time = 0.002
+delay = 0.003
+[[kick]]
+oscillator = 1500
+time = 0.004
+delay = 0.0005
+[solver]
+t_end = 0.008
+[output]
+interval = 5e-4
+TOML
+
+# Per-oscillator communication times: Delta_i differs from row to row.
+cat > grid_wait.toml <<TOML
+[model]
+oscillators = 1200
+t_comp = 9.0e-4
+t_comm = [$(awk 'BEGIN { for (i = 0; i < 1200; i++) printf "%s%g", (i ? ", " : ""), 1.0e-4 * (1 + (i % 3) / 2) }')]
+potential = "wait"
+[topology]
+kind = "grid2d"
+dims = [40, 30]
+periodic = true
+[noise]
+kind = "uniform"
+amplitude = 0.05
+[[kick]]
+oscillator = 617
+time = 0.003
+delay = 0.004
+[solver]
+t_end = 0.01
+[output]
+interval = 1e-3
+TOML
+
+{ sed -e 's/^potential = "tanh"/potential = "wait"/' -e '/^normalization/d' graph.toml
+  printf '[[kick]]\noscillator = 17\ntime = 0.002\ndelay = 0.003\n'; } > graph_wait.toml
+
+for case in chain chain_rms grid grid2d mean_field graph chain_wait grid_wait graph_wait; do
   before=$failures
   for np in 1 2 4; do
     run_np "$np" sim "$case.toml" --quiet --set "output.file=\"${case}_np${np}.h5\"" --set output.iterations=true ||

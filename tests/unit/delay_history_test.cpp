@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 namespace ripple::model {
 namespace {
@@ -43,6 +45,30 @@ TEST(DelayHistory, DiscontinuityAndTrimming) {
   h.discard_before(1.0);
   EXPECT_EQ(h.entries(), 1u);                  // the last entry at or before 1.0 remains
   EXPECT_NEAR(h.value(0, 1.25), 0.75, 1e-15);  // tangent past the last entry
+}
+
+// values() computes the basis once per call and streams the columns: bit for bit value() of each.
+TEST(DelayHistory, ValuesAreBitwiseValueOfEachColumn) {
+  const std::size_t m = 37;
+  std::vector<double> omega(m);
+  for (std::size_t i = 0; i < m; ++i) omega[i] = 1.0 + 0.1 * static_cast<double>(i);
+  DelayHistory h(omega);
+  for (const double t : {0.0, 0.31, 0.5, 1.17}) {
+    std::vector<double> v(m), d(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      v[i] = std::sin(static_cast<double>(i) + 3 * t);
+      d[i] = 3 * std::cos(static_cast<double>(i) + 3 * t);
+    }
+    h.push(t, v, d);
+  }
+  std::vector<double> all(m);
+  for (const double s : {-0.4, 0.0, 0.1, 0.31, 0.4999, 0.93, 1.17, 1.5}) {
+    h.values(s, all.data());
+    for (std::size_t i = 0; i < m; ++i) {
+      const double one = h.value(i, s);
+      EXPECT_EQ(std::memcmp(&all[i], &one, sizeof one), 0) << "s = " << s << ", column " << i;
+    }
+  }
 }
 
 }  // namespace

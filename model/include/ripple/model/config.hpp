@@ -7,7 +7,7 @@
 
 namespace ripple::model {
 
-enum class Potential { Kuramoto, Tanh, Bottleneck };
+enum class Potential { Kuramoto, Tanh, Bottleneck, Wait };
 enum class Normalization { N, Degree, None };
 enum class TopologyKind { Chain, Ring, Grid2D, Grid3D, All, File };
 enum class NoiseKind { None, Exponential, Uniform, Normal };

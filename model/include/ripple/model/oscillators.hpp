@@ -18,8 +18,20 @@ double initial_phase(const SimConfig& c, std::int64_t i, std::span<const double>
 // Reads N phases (radians, one per line, '#' comments) for [initial] kind = "file".
 std::vector<double> read_phase_file(const std::string& path, std::int64_t n);
 
-// v_p of the model equation: `strength` if given, else beta * kappa / mean period.
+// v_p of the model equation: `strength` if given, else beta * kappa / mean period; for `wait`, whose
+// v_p is the steepness of its hold, kWaitStrengthPerPeriod / mean period.
 double coupling_strength(const SimConfig& c, const Topology& t);
+
+// `wait`'s default steepness in units of 1 / mean period: the hold goes from nothing to a full stop
+// while a process gets 1/100 of a mean period further ahead. Why so steep: each hop of an idle wave
+// may start up to 1/v_p later than with an instant stop (docs/model.md), and v_p = beta kappa / T
+// (2 / T on a chain) moved a wave 0.69 ranks per iteration (20 / T: 0.91), not the one rank of a
+// real run; 100 / T keeps it at one rank per iteration over 10 hops.
+inline constexpr double kWaitStrengthPerPeriod = 100.0;
+
+// Delta_i of the `wait` potential: one period plus oscillator i's communication part, in radians,
+// 2 pi (1 + t_comm,i / (t_comp,i + t_comm,i)).
+double wait_threshold(const SimConfig& c, std::int64_t i);
 
 // Local noise zeta_i(t): constant on each noise interval k. An oscillator that needs X * amplitude
 // periods of extra time runs at omega / (1 + amplitude X), X >= 0 with mean 1, so

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "ripple/common/error.hpp"
 #include "ripple/model/config.hpp"
 
 namespace ripple::model {
@@ -37,6 +38,8 @@ decltype(auto) with_potential(Potential p, double sigma, F&& f) {
       return f(TanhPotential{});
     case Potential::Bottleneck:
       break;
+    case Potential::Wait:  // not a pairwise potential (WaitKernel): no functor
+      RIPPLE_VERIFY(false, "the wait potential has no pairwise V");
   }
   return f(BottleneckPotential{sigma});
 }

@@ -4,6 +4,7 @@
 //
 //   dtheta_i/dt = omega_i + zeta_i(t) - (v_p / M_i) * sum_j T_ij V(theta_i(t) - theta_j(t - tau_ij))
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ripple/model/aligned_vector.hpp"
@@ -12,6 +13,7 @@
 #include "ripple/model/delay_history.hpp"
 #include "ripple/model/local_graph.hpp"
 #include "ripple/model/oscillators.hpp"
+#include "ripple/model/wait_kernel.hpp"
 
 namespace ripple::model {
 
@@ -34,7 +36,8 @@ public:
   // S = sum_j sin(theta_j), C = sum_j cos(theta_j) over all N oscillators; sin_x and cos_x hold
   // sin and cos of this rank's phases (sin_cos), which the caller also sums.
   void evaluate_mean_field(double t, const double* sin_x, const double* cos_x, double sum_sin, double sum_cos, double* dxdt);
-  // Delayed coupling (directed graphs only): partner phases from the history, by column.
+  // Delayed coupling (directed graphs only): partner phases from the history, by column. The `wait`
+  // potential (always delayed) is evaluated by its own kernel (WaitKernel).
   void evaluate_delayed(double t, const double* x, const DelayHistory& history, double* dxdt);
 
   // The noise interval and delay-jitter interval that the next evaluations lie in. The driver splits
@@ -80,6 +83,7 @@ private:
   double vp_;
   double fixed_norm_;  // M for normalization N or none
   NoiseField noise_;
+  std::unique_ptr<WaitKernel> wait_;  // potential = "wait" only
   std::int64_t noise_interval_ = 0;
   std::int64_t delay_interval_ = 0;
   BlockPlan plan_;
