@@ -51,6 +51,12 @@ traced hpcg '((comm[:, 10] - np.median(comm, 1)) > D / 2).sum() >= 15 and np.med
 # more: from iteration 8 to 20 exactly the 15 ranks of the delay's wave wait more than D / 2, none 1.5 D.
 traced noisy 'comm[:, 10][[4, 6]].min() > D / 2 and (comm[:, 8:21] > D / 2).sum() == 15 and comm[:, 8:21].max() < 1.5 * D' "$RING_BIN" --slices 1000 "${sleepy[@]}" --noise exp:@N@ --seed 3 && pass "noisy ring run"
 
+# Rendezvous-sized messages (64 KiB, above Open MPI's 4 KiB shared-memory eager limit): a blocking
+# send waits for its receiver, so the wave runs up two ranks per iteration (each rank sends down
+# first, then up) and down one.
+traced rendezvous '(comm[:, 8:25] > D / 2).sum() == 15 and sorted(np.flatnonzero(comm[:, 10] > D / 2).tolist()) == [4, 6, 7]' \
+  "$RING_BIN" --slices 1000 --bytes 65536 "${sleepy[@]}" && pass "ring with 64 KiB messages, own timings: ranks 4, 6 and 7 wait in iteration 10"
+
 for name in chain chain2 grid hpcg noisy; do
   "$RIPPLE_BIN" waves "$name.h5" --json "$name.trace.json" --csv "$name.csv" > "$name.waves.txt" 2> "$name.err" || fail "waves on $name.h5: $(cat "$name.err")"
   "$RIPPLE_BIN" waves "$name.json" --json "$name.timings.json" > /dev/null 2> "$name.err" || fail "waves on $name.json: $(cat "$name.err")"
@@ -129,6 +135,31 @@ y = [y for y in m["waves"] if (y["source"]["rank"], y["source"]["iteration"]) ==
 arr = lambda v, shift: sorted((a["rank"], a["iteration"] + shift) for f in v["fronts"] if f["direction"] == "all" for a in f["arrivals"])
 assert arr(x[0], 0) == arr(y, 1), (arr(x[0], 0), arr(y, 1))
 PY
+
+# ripple compare: the max-plus timeline model replays every run (each iteration from the trace's own
+# start, the trace's own compute) to within 5 % of the mean iteration in its end times, and predicts
+# (typical compute, the injected delays, fitted noise) every rank's arrival to within an iteration
+# and each front's speed to within 10 %.
+for name in chain chain2 grid hpcg rendezvous; do
+  "$RIPPLE_BIN" compare "$name.h5" --model maxplus --json "$name.compare.json" > "$name.compare.txt" 2>&1 \
+    || fail "compare $name.h5: $(cat "$name.compare.txt")"
+done
+/usr/bin/python3 - <<'PY' && pass "compare, max-plus: replay within 5 % of the iteration, predict's arrivals within one iteration and speeds within 10 %" || fail "compare, max-plus"
+import json
+for name in ("chain", "chain2", "grid", "hpcg", "rendezvous"):
+    runs = {r["name"]: r for r in json.load(open(f"{name}.compare.json"))["runs"]}
+    trace, replay, predict = runs["trace"], runs["max-plus replay"], runs["max-plus predict"]
+    assert replay["end_error"] <= 0.05, (name, replay["end_error"])
+    assert (predict["wave"]["rank"], predict["wave"]["iteration"]) == (5, 10), (name, predict["wave"])
+    measured = {a["rank"]: a["iteration"] for a in trace["wave"]["arrivals"]}
+    predicted = {a["rank"]: a["iteration"] for a in predict["wave"]["arrivals"]}
+    assert measured.keys() == predicted.keys() and all(abs(measured[r] - predicted[r]) <= 1 for r in measured), (name, measured, predicted)
+    for d, f in trace["wave"]["fronts"].items():
+        s, p = f["speed"], predict["wave"]["fronts"][d]["speed"]
+        assert (s is None and p is None) or abs(p - s) <= 0.1 * s, (name, d, s, p)
+PY
+grep -q "eager limits from the trace: 4096 B within a node (btl_vader)" rendezvous.compare.txt \
+  && pass "compare: the protocol from the trace's recorded eager limits" || fail "compare's eager limits: $(cat rendezvous.compare.txt)"
 
 # The text summary and the CSV tables say the same.
 grep -Eq "wave .*: rank 5, iteration 10, (10|100) ms injected" chain.waves.txt && grep -q "reached the last rank" chain.waves.txt \
