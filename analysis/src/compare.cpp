@@ -9,6 +9,7 @@
 #include "ripple/analysis/timeline_fit.hpp"
 #include "ripple/analysis/trace_table.hpp"
 #include "ripple/common/error.hpp"
+#include "ripple/common/hdf5_file.hpp"
 
 namespace ripple::analysis {
 namespace {
@@ -37,6 +38,33 @@ double rms_difference(const IterationTable& a, const std::vector<double>& va, co
       ++n;
     }
   return n > 0 ? std::sqrt(sum / static_cast<double>(n)) : kNaN;
+}
+
+// The table's first `n` iterations (the model runs a little past the trace's last).
+IterationTable first_columns(IterationTable t, int n) {
+  if (t.iterations <= n) return t;
+  IterationTable out = t;
+  out.resize(t.ranks, t.first_iteration, n, t.has_messages());
+  for (int r = 0; r < t.ranks; ++r)
+    for (int c = 0; c < n; ++c) {
+      out.end[out.at(r, c)] = t.end[t.at(r, c)];
+      out.compute[out.at(r, c)] = t.compute[t.at(r, c)];
+      out.wait[out.at(r, c)] = t.wait[t.at(r, c)];
+    }
+  return out;
+}
+
+// A model's table into the result: its waves, and its errors against the trace (the first run).
+void add_run(CompareResult& result, std::string name, IterationTable table, const WavesOptions& waves) {
+  ModelRun run;
+  run.name = std::move(name);
+  run.table = std::move(table);
+  run.waves = analyze_waves(run.table, waves);
+  const IterationTable& trace_table = result.runs.front().table;
+  run.end_error = rms_difference(run.table, run.table.end, trace_table, trace_table.end) / result.period;
+  run.lag_error =
+      result.delay > 0 ? rms_difference(run.table, lags(run.table), trace_table, lags(trace_table)) / result.delay : kNaN;
+  result.runs.push_back(std::move(run));
 }
 
 }  // namespace
@@ -68,23 +96,27 @@ CompareResult compare_run(const std::string& trace_path, const CompareOptions& o
   }
   result.period = t.iterations > 0 && last_end > first_end ? (last_end - first_end) / t.iterations : kNaN;
   for (const auto& [key, seconds] : t.injected) result.delay = std::max(result.delay, seconds);
-  const std::vector<double> measured_lags = lags(t);
+  // What the models would have to reproduce: ranks that depend on each other, and wait for each other.
+  if (t.graph.edges() == 0 && !t.graph.all_to_all())
+    throw InputError(
+        fmt::format("{}: no point-to-point messages or collectives over all ranks in the timed iterations: nothing "
+                    "for the models to fit",
+                    trace_path));
+  double longest_wait = 0;
+  for (const double w : t.wait)
+    if (std::isfinite(w)) longest_wait = std::max(longest_wait, w);
+  if (!(longest_wait >= 0.01 * result.period))
+    throw InputError(
+        fmt::format("{}: the ranks never wait (at most {:.3g} s in an iteration, under 1 % of one): no dependency "
+                    "for the models to reproduce",
+                    trace_path, longest_wait));
   result.runs.push_back(std::move(measured));
 
-  const auto add = [&](std::string name, IterationTable table) {
-    ModelRun run;
-    run.name = std::move(name);
-    run.table = std::move(table);
-    run.waves = analyze_waves(run.table, o.waves);
-    const IterationTable& trace_table = result.runs.front().table;
-    run.end_error = rms_difference(run.table, run.table.end, trace_table, trace_table.end) / result.period;
-    run.lag_error =
-        result.delay > 0 ? rms_difference(run.table, lags(run.table), trace_table, measured_lags) / result.delay : kNaN;
-    result.runs.push_back(std::move(run));
-  };
+  const auto add = [&](std::string name, IterationTable table) { add_run(result, std::move(name), std::move(table), o.waves); };
+  if (!o.maxplus && !o.pom) return result;
+  const Program p = read_program(trace_path);
+  result.params = fit_timeline(p, o.eager_limit, result.notes);
   if (o.maxplus) {
-    const Program p = read_program(trace_path);
-    result.params = fit_timeline(p, o.eager_limit, result.notes);
     if (p.unmatched > 0)
       result.notes.push_back(
           fmt::format("{} sends or receives without a partner in the trace: replayed without a dependency", p.unmatched));
@@ -93,7 +125,50 @@ CompareResult compare_run(const std::string& trace_path, const CompareOptions& o
     const OpTimes predict = predict_times(p, o.predict_noise, o.seed);
     add("max-plus predict", table_of(p, run_timeline(p, result.params, predict.gap, predict.local)));
   }
+  if (o.pom) result.pom = fit_pom(result.runs.front().table, p, result.params);
   return result;
+}
+
+void add_pom_runs(CompareResult& result, const CompareOptions& o, const PomRunner& pom) {
+  const IterationTable trace_table = result.runs.front().table;  // a copy: result.runs grows below
+  const std::vector<double> measured_lags = lags(trace_table);
+  // The model's time 0 is the start of the trace's first timed iteration.
+  double t0 = HUGE_VAL;
+  for (int r = 0; r < trace_table.ranks; ++r)
+    if (std::isfinite(trace_table.end[trace_table.at(r, 0)])) t0 = std::min(t0, trace_table.start(r, 0));
+  const auto run = [&](const std::string& potential, std::optional<double> strength) {
+    IterationTable table = first_columns(pom(result.pom, potential, strength), trace_table.iterations);
+    for (double& e : table.end) e += t0;
+    table.first_iteration = trace_table.first_iteration;
+    table.injected.clear();  // the kicks are the trace's delays: its own truth, by its numbers
+    for (const auto& [key, seconds] : trace_table.injected) table.injected[key] = seconds;
+    return table;
+  };
+  for (const std::string& potential : o.potentials) {
+    const double paper = result.pom.paper_coupling();
+    result.pom_configs.push_back(pom_config(result.pom, potential, std::nullopt, "edges.txt", "pom.h5"));
+    add_run(result, "POM " + potential, run(potential, std::nullopt), o.waves);
+    result.runs.back().coupling = paper;
+    if (!o.fit_coupling) continue;
+    // The coupling that fits the lags best: golden-section search on log v_p over [v/30, 30 v].
+    const auto error = [&](double log_v) {
+      const IterationTable model = run(potential, std::exp(log_v));
+      return rms_difference(model, lags(model), trace_table, measured_lags);
+    };
+    constexpr double kGolden = 0.6180339887498949;
+    double a = std::log(paper / 30), b = std::log(paper * 30);
+    double c = b - kGolden * (b - a), d = a + kGolden * (b - a), fc = error(c), fd = error(d);
+    for (int k = 0; k < 14; ++k) {
+      if (fc < fd) {
+        b = d, d = c, fd = fc, c = b - kGolden * (b - a), fc = error(c);
+      } else {
+        a = c, c = d, fc = fd, d = a + kGolden * (b - a), fd = error(d);
+      }
+    }
+    const double best = std::exp(fc < fd ? c : d);
+    add_run(result, fmt::format("POM {} fitted", potential), run(potential, best), o.waves);
+    result.runs.back().coupling = best;
+  }
 }
 
 }  // namespace ripple::analysis

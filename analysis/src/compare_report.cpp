@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ripple/analysis/stats.hpp"
+
 namespace ripple::analysis {
 namespace {
 
@@ -38,6 +40,17 @@ std::string compare_text(const CompareResult& r) {
   std::string s = fmt::format("{}: {} ranks, {} iterations, mean iteration {}, largest injected delay {}\n", r.input, t.ranks,
                               t.iterations, ms(r.period), ms(r.delay));
   for (const std::string& n : r.notes) s += "  " + n + "\n";
+  if (!r.pom_configs.empty()) {
+    const PomFit& f = r.pom;
+    s += fmt::format(
+        "  oscillator model: {} oscillators, t_comp {} and t_comm {} (medians), {} (beta {}), kappa {} ({}), {} kick(s)\n",
+        f.oscillators, ms(median(f.t_comp)), ms(median(f.t_comm)), f.beta == 2 ? "rendezvous" : "eager", f.beta, f.kappa(),
+        f.one_wait ? "the longest distance: one wait per iteration" : "the sum of the distances", f.kicks.size());
+    for (const ModelRun& run : r.runs)
+      if (run.name.starts_with("POM"))
+        s += fmt::format("    {}: v_p = {:.4g}/s{}\n", run.name, run.coupling,
+                         run.name.ends_with("fitted") ? " (the best fit of the lags)" : " (the paper's beta kappa / T)");
+  }
   s += "  model             end error  lag error  wave from       speed down/up/all   idle hop 1 -> last    resync\n";
   for (const ModelRun& run : r.runs) {
     const Wave* w = main_wave(run.waves);
@@ -69,6 +82,13 @@ std::string compare_json(const CompareResult& r) {
               {"eager_same_node", r.params.eager_same_node},
               {"eager_other_node", r.params.eager_other_node}}},
             {"notes", r.notes}};
+  if (!r.pom_configs.empty())
+    j["pom"] = {{"t_comp", r.pom.t_comp},
+                {"t_comm", r.pom.t_comm},
+                {"beta", r.pom.beta},
+                {"kappa", r.pom.kappa()},
+                {"paper_coupling", r.pom.paper_coupling()},
+                {"configs", r.pom_configs}};
   j["runs"] = json::array();
   for (const ModelRun& run : r.runs) {
     json arrivals = json::array();
@@ -94,6 +114,7 @@ std::string compare_json(const CompareResult& r) {
     }
     j["runs"].push_back(
         {{"name", run.name},
+         {"coupling", run.coupling > 0 ? json(run.coupling) : json(nullptr)},
          {"end_error", number(run.end_error)},
          {"lag_error", number(run.lag_error)},
          {"first_iteration", t.first_iteration},

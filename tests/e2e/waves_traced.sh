@@ -12,7 +12,7 @@ sleepy=(--work sleep --compute-time @C@ --iterations 40 --warmup 2 --delay 5:10:
 
 # traced NAME CHECK BIN ARGS...: traces BIN on 16 ranks into NAME.h5 (timings in NAME.json) until
 # CHECK holds: a Python expression over `comm` (rank x iteration seconds in MPI, from the JSON) and
-# D, the delay. In ARGS, @C@ is the compute phase (2 ms, or 20), @D@ the delay (10 ms, or 100), @N@
+# D, the delay, after any definitions before it ("name = ...; expression"). In ARGS, @C@ is the compute phase (2 ms, or 20), @D@ the delay (10 ms, or 100), @N@
 # a noise mean of D / 20; NAME.scale keeps the delay used.
 traced() {
   local name=$1 check=$2; shift 2
@@ -29,7 +29,10 @@ import json, sys
 import numpy as np
 t = json.load(open(sys.argv[1]))["timings"]
 comm, D = np.array([r["comm"] for r in sorted(t, key=lambda r: r["rank"])]), float(sys.argv[3])
-sys.exit(0 if eval(sys.argv[2]) else 1)
+*prelude, check = sys.argv[2].split("; ")  # "name = ...; ...; expression"
+for line in prelude:
+    exec(line)
+sys.exit(0 if eval(check) else 1)
 PY
     echo "note: $name with a ${d} s delay disturbed (its own timings fail: $check); again"
   done
@@ -41,9 +44,12 @@ PY
 # 5 + j + 1 wait about D, and nobody else waits more than D / 2 from iteration 8 to 24.
 chain_ok='all(sorted(np.flatnonzero(comm[:, 10 + j] > D / 2).tolist()) == sorted(r for r in (4 - j, 6 + j) if 0 <= r < 16) for j in range(10)) and (np.abs(comm[comm > D / 2] - D) < D / 5).all() and (comm[:, 8:25] > D / 2).sum() == 15'
 traced chain "$chain_ok" "$RING_BIN" --slices 1000 "${sleepy[@]}" && pass "ring +-1, own timings: one rank per iteration both ways, neighbours waiting in iteration 10, ~D each"
-traced chain2 '(comm[:, 8:25] > D / 2).sum() == 15 and (comm[:, 10] > D / 2).sum() == 4' "$RING_BIN" --slices 1000 --distances=-1,1,-2,2 "${sleepy[@]}" \
+# Distances 1 and 2: ranks h hops away (|d| = 2h - 1 or 2h) wait in iteration 10 + h - 1; on the 4 x 4
+# grid the ranks a Manhattan distance m away, in iteration 10 + m - 1; nobody else waits long.
+waits_at='all(np.flatnonzero(comm[r, 8:25] > D / 2).tolist() == [2 + hop(r) - 1] for r in range(16) if r != 5)'
+traced chain2 "hop = lambda r: (abs(r - 5) + 1) // 2; $waits_at and (comm[:, 8:25] > D / 2).sum() == 15" "$RING_BIN" --slices 1000 --distances=-1,1,-2,2 "${sleepy[@]}" \
   && pass "ring +-1 +-2, own timings: the four neighbours wait in iteration 10"
-traced grid '(comm[:, 8:25] > D / 2).sum() == 15' "$HEAT2D_BIN" --grid 4x4 --tile 32 "${sleepy[@]}" && pass "heat2d 4x4 run"
+traced grid "hop = lambda r: abs(r % 4 - 1) + abs(r // 4 - 1); $waits_at and (comm[:, 8:25] > D / 2).sum() == 15" "$HEAT2D_BIN" --grid 4x4 --tile 32 "${sleepy[@]}" && pass "heat2d 4x4 run"
 # hpcg's own communication is slow and varies on a loaded machine: the delay must stand out of it.
 traced hpcg '((comm[:, 10] - np.median(comm, 1)) > D / 2).sum() >= 15 and np.median(np.abs(comm - np.median(comm, 1)[:, None])) < D / 10' "$HPCG_BIN" --nx 8 --ny 8 --nz 8 --work sleep --compute-time @D@ --iterations 40 --warmup 1 --delay 5:10:@D@ \
   && pass "hpcg run"
@@ -157,6 +163,22 @@ for name in ("chain", "chain2", "grid", "hpcg", "rendezvous"):
     for d, f in trace["wave"]["fronts"].items():
         s, p = f["speed"], predict["wave"]["fronts"][d]["speed"]
         assert (s is None and p is None) or abs(p - s) <= 0.1 * s, (name, d, s, p)
+PY
+# The oscillator model fitted to the runs, with the paper's coupling and the best fitting one: both
+# reported, the fitted one no worse.
+for name in chain chain2; do
+  "$RIPPLE_BIN" compare "$name.h5" --model pom --fit-coupling --json "$name.pom.json" -o "$name.pom.h5" > "$name.pom.txt" 2>&1 \
+    || fail "compare --model pom $name.h5: $(cat "$name.pom.txt")"
+done
+/usr/bin/python3 - <<'PY' && pass "compare, oscillator model: the paper's and the fitted coupling's lag errors, the fitted no worse" || fail "compare, oscillator model"
+import json
+for name in ("chain", "chain2"):
+    j = json.load(open(f"{name}.pom.json"))
+    runs = {r["name"]: r for r in j["runs"]}
+    paper, fitted = runs["POM tanh"], runs["POM tanh fitted"]
+    assert paper["lag_error"] is not None and fitted["lag_error"] <= paper["lag_error"] + 1e-12, (name, paper["lag_error"], fitted["lag_error"])
+    assert abs(paper["coupling"] - j["pom"]["paper_coupling"]) < 1e-9 * paper["coupling"], (paper["coupling"], j["pom"])
+    assert 'potential = "tanh"' in j["pom"]["configs"][0] and "[[kick]]" in j["pom"]["configs"][0]
 PY
 grep -q "eager limits from the trace: 4096 B within a node (btl_vader)" rendezvous.compare.txt \
   && pass "compare: the protocol from the trace's recorded eager limits" || fail "compare's eager limits: $(cat rendezvous.compare.txt)"
