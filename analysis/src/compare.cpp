@@ -116,6 +116,11 @@ CompareResult compare_run(const std::string& trace_path, const CompareOptions& o
   if (!o.maxplus && !o.pom) return result;
   const Program p = read_program(trace_path);
   result.params = fit_timeline(p, o.eager_limit, result.notes);
+  if (!p.core_sharing.empty())
+    result.notes.push_back(
+        fmt::format("{}: the models give every rank a core of its own; time a rank waits for a core "
+                    "is in their call costs only on average",
+                    p.core_sharing));
   if (o.maxplus) {
     if (p.unmatched > 0)
       result.notes.push_back(

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
@@ -45,6 +47,39 @@ std::string eager_limits_of(const std::string& sources) {
   return "";
 }
 
+// The CPUs of an hwloc list ("0-3,8"), or an empty set if it does not parse.
+std::set<int> cpu_list(const std::string& list) {
+  std::set<int> cpus;
+  std::stringstream in(list);
+  for (std::string part; std::getline(in, part, ',');) {
+    int lo = 0, hi = 0;
+    char dash = 0;
+    std::stringstream range(part);
+    if (!(range >> lo)) return {};
+    hi = lo;
+    if (range >> dash && (dash != '-' || !(range >> hi))) return {};
+    for (int c = lo; c <= hi && c - lo < 4096; ++c) cpus.insert(c);
+  }
+  return cpus;
+}
+
+// Nodes whose ranks outnumber the CPUs they are bound to (all bindings known).
+std::string core_sharing(const std::vector<trace::Placement>& placement) {
+  std::map<std::string, std::pair<int, std::set<int>>> nodes;  // host: ranks, their CPUs
+  for (const trace::Placement& pl : placement) {
+    const std::set<int> cpus = cpu_list(pl.binding);
+    if (cpus.empty()) return "";
+    auto& [ranks, all] = nodes[pl.host];
+    ++ranks;
+    all.insert(cpus.begin(), cpus.end());
+  }
+  std::string out;
+  for (const auto& [host, n] : nodes)
+    if (n.first > static_cast<int>(n.second.size()))
+      out += fmt::format("{}{} ranks share {} CPU(s) on {}", out.empty() ? "" : "; ", n.first, n.second.size(), host);
+  return out;
+}
+
 }  // namespace
 
 Program read_program(const std::string& path) {
@@ -54,6 +89,7 @@ Program read_program(const std::string& path) {
   p.ranks = reader.ranks();
   p.call_names = reader.call_names();
   p.eager_limits = eager_limits_of(reader.sources());
+  p.core_sharing = core_sharing(reader.placement());
   constexpr std::int64_t kPiece = 1 << 16;
   p.events.reserve(static_cast<std::size_t>(reader.event_count()));
   for (std::int64_t first = 0; first < reader.event_count(); first += kPiece) {

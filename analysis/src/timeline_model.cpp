@@ -24,7 +24,7 @@ public:
         local_(local),
         anchored_(anchored),
         exit_(p.ops.size(), kUnknown),
-        enter_(p.ops.size(), kUnknown) {
+        reached_(p.ops.size(), kUnknown) {
     const std::size_t m = p.messages.size();
     send_post_.assign(m, kUnknown);
     recv_post_.assign(m, kUnknown);
@@ -76,7 +76,7 @@ public:
     for (std::size_t e = 0; e < out.size(); ++e) {
       const std::int64_t op = op_of_event[e];
       if (op >= 0) {
-        out[e].t_enter = enter_[static_cast<std::size_t>(op)];
+        out[e].t_enter = reached_[static_cast<std::size_t>(op)];  // where an anchor moved the call, the model's own time
         out[e].t_exit = exit_[static_cast<std::size_t>(op)];
         last_call = op;
       } else if (last_call >= 0 && p_.ops[static_cast<std::size_t>(last_call)].rank == out[e].rank) {
@@ -116,8 +116,9 @@ private:
     const Op& op = p_.ops[static_cast<std::size_t>(i)];
     const bool anchor = i == p_.anchor[static_cast<std::size_t>(op.rank)] ||
                         (anchored_ && op.kind == CallKind::Marker && op.slot == 0 && op.iteration >= 0);
+    const double reached = now + gap_[static_cast<std::size_t>(i)];
     const double enter = anchor ? p_.events[static_cast<std::size_t>(op.event)].t_enter  // where the trace has it
-                                : now + gap_[static_cast<std::size_t>(i)];
+                                : reached;
     const double cost = params_.call_cost[static_cast<std::size_t>(op.call)];
     double exit = enter;
     switch (op.kind) {
@@ -175,8 +176,9 @@ private:
       default:
         exit = enter + local_[static_cast<std::size_t>(i)];
     }
-    enter_[static_cast<std::size_t>(i)] = enter;
     exit_[static_cast<std::size_t>(i)] = exit;
+    // The rank's first op has no model time before it: it is the trace's.
+    reached_[static_cast<std::size_t>(i)] = i == p_.anchor[static_cast<std::size_t>(op.rank)] ? enter : reached;
     now = exit;
     return true;
   }
@@ -197,7 +199,8 @@ private:
   const std::vector<double>& gap_;
   const std::vector<double>& local_;
   bool anchored_;
-  std::vector<double> exit_, enter_;
+  std::vector<double> exit_;
+  std::vector<double> reached_;  // where the model reached each op before any anchor
   std::vector<double> send_post_, recv_post_, arrival_, send_done_;
   std::vector<int> coll_entered_;
   std::vector<double> coll_latest_;

@@ -133,7 +133,7 @@ void TraceTableBuilder::add(const trace::Event& e) {
               fmt::format("{}: rank {} jumps to iteration {} after {}: iteration markers must number iterations "
                           "(MPI_Pcontrol(7701, k), k = 0, 1, ...)",
                           s.path, e.rank, e.iteration, next - 1));
-        b.begin(e.iteration, e.t_enter);
+        b.begin(e.iteration, e.t_exit);  // the model's anchors: see timeline_model.hpp
       }
     } else if (e.tag == kPcontrolLoopEnd) {
       b.close(e.t_enter);

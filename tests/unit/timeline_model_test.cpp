@@ -277,5 +277,32 @@ TEST(TimelineModel, LatencyAndBandwidthDelayTheArrivals) {
   for (int k = 0; k < 9; ++k) EXPECT_NEAR(t.end[t.at(0, k + 1)] - t.end[t.at(0, k)], 0.002 + 1e-4 + 1e-6, 1e-12);
 }
 
+TEST(TimelineModel, AnAnchoredReplayEndsEachIterationWhereTheModelReachesIt) {
+  // The trace starts iteration k at 3k ms, 1 ms later than 2 ms of compute and free messages
+  // explain: a replay anchored at each start ends iteration k at 3k + 2 ms (its own prediction, one
+  // iteration ahead), not at the trace's next start, and starts k + 1 where the trace does.
+  Program p = program(2, 6, {}, [](Writer& w, int r) {
+    w.irecv(1 - r);
+    w.send(1 - r, 8, false);
+    w.waitall();
+  });
+  for (const Op& op : p.ops)
+    if (op.kind == CallKind::Marker && op.iteration >= 0)
+      p.events[static_cast<std::size_t>(op.event)].t_enter = p.events[static_cast<std::size_t>(op.event)].t_exit =
+          0.003 * op.iteration;
+  std::vector<double> gap, local(p.ops.size(), 0.0);
+  for (const Op& op : p.ops) gap.push_back(op.gap);
+  TraceTableBuilder b("model", p.ranks, p.call_names);
+  b.add(run_timeline(p, eager(), gap, local, true));
+  const IterationTable t = b.finish();
+  ASSERT_EQ(t.iterations, 6);
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 6; ++k) {
+      EXPECT_NEAR(t.end[t.at(r, k)], 0.003 * k + 0.002, 1e-12) << r << " " << k;
+      EXPECT_NEAR(t.start(r, k), 0.003 * k, 1e-12) << r << " " << k;
+      EXPECT_NEAR(t.wait[t.at(r, k)], 0.0, 1e-12) << r << " " << k;
+    }
+}
+
 }  // namespace
 }  // namespace ripple::analysis

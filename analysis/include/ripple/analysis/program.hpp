@@ -59,6 +59,7 @@ struct Program {
   std::vector<std::int64_t> collective_calls;  // per instance k: the call id of the k-th world collective (rank 0's)
   std::int64_t unmatched = 0;                  // sends and receives without a partner (left without a dependency)
   std::string eager_limits;                    // the trace's sources "eager_limits" (JSON), or ""
+  std::string core_sharing;                    // nodes whose ranks outnumber their CPUs ("16 ranks share 2 CPU(s) on vm"), or ""
 };
 
 // Reads the whole trace. Throws InputError for a trace the model cannot use (no events, or whose

@@ -7,8 +7,11 @@
 // collective on MPI_COMM_WORLD ends a fitted cost after the last rank entered it. Other calls take
 // the time they are given. Every rank starts its first timed iteration where the trace has it (the
 // prologue is replayed, not compared); with `anchored`, every timed iteration (replay: each
-// iteration from the trace's own start, so that the dependency model is checked, not the drift of
-// forty iterations of it). Idle waves are the recurrence's own: nothing about them is put in.
+// iteration from the trace's own start, so that the dependency model is checked one iteration at a
+// time, not the drift of forty iterations of it). An anchored iteration marker's event then says
+// both: t_enter is where the model reached it (the end of the iteration before, as modelled), t_exit
+// where the trace has it (the next one's start). Idle waves are the recurrence's own: nothing
+// about them is put in.
 #include <cstdint>
 #include <vector>
 
