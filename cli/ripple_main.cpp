@@ -24,6 +24,7 @@ constexpr Subcommand kSubcommands[] = {
     {"trace", "run an MPI program under the PMPI tracer; `trace info FILE` summarises a trace", &ripple::trace::trace_main},
     {"waves", "idle waves in a trace, a simulation or a proxy app's timings: table, sources, speed, decay",
      &ripple::analysis::waves_main},
+    {"compare", "a traced run against the max-plus timeline model and the oscillator model", &ripple::analysis::compare_main},
     {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r)",
      &ripple::analysis::plot_main},
 };

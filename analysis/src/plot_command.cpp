@@ -117,6 +117,13 @@ int plot_main(int argc, char** argv) {
   sim->add_option("--view", view, "all, lag, circle, potential or order")
       ->capture_default_str()
       ->check(CLI::IsMember({"all", "lag", "circle", "potential", "order"}));
+  CLI::App* cmp =
+      app.add_subcommand("compare", "a ripple compare result: idle-time heatmaps side by side, lag timelines overlaid");
+  cmp->add_option("input", input, "a `ripple compare -o` result (HDF5)")->required();
+  cmp->add_option("-o,--output", output, "figure file: .png, .svg or .pdf")->required();
+  cmp->add_option("--view", view, "all, heatmaps or lags")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"all", "heatmaps", "lags"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -128,6 +135,7 @@ int plot_main(int argc, char** argv) {
       throw InputError(fmt::format("-o {}: name a .png, .svg or .pdf file", output));
     require_regular_file(input);
     if (sim->parsed()) return run_python({"sim", input, "-o", output, "--view", view});
+    if (cmp->parsed()) return run_python({"compare", input, "-o", output, "--view", view});
     if (is_waves_json(input)) return run_python({"waves", input, "-o", output, "--view", view});
     const IterationTable table = load_table(input, iteration_call);
     const WavesResult result = analyze_waves(table, o);

@@ -32,6 +32,14 @@ double median(std::span<const double> values) {
   return median_in_place(v);
 }
 
+double mean(std::span<const double> values) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (const double x : values)
+    if (std::isfinite(x)) sum += x, ++n;
+  return n > 0 ? sum / static_cast<double>(n) : kNaN;
+}
+
 double mad(std::span<const double> values) {
   std::vector<double> v = finite(values);
   const double m = median_in_place(v);

@@ -28,14 +28,15 @@ iterations = true
 TOML
 run_np 2 sim sim.toml --quiet > sim.txt 2>&1 || fail "sim run: $(cat sim.txt)"
 
-for args in "waves ring.h5 -o from-trace.png" "waves waves.json -o waves.svg" "waves ring.json -o heat.pdf --view heatmap" \
+"$RIPPLE_BIN" compare ring.h5 -o compare.h5 > compare.txt 2>&1 || fail "compare: $(cat compare.txt)"
+for args in "compare compare.h5 -o compare.svg" "compare compare.h5 -o lags.png --view lags" "waves ring.h5 -o from-trace.png" "waves waves.json -o waves.svg" "waves ring.json -o heat.pdf --view heatmap" \
   "waves waves.json -o arrivals.svg --view arrivals" "waves sim.h5 -o sim-waves.svg" "sim sim.h5 -o sim.svg" \
   "sim sim.h5 -o lag.png --view lag" "sim sim.h5 -o circle.pdf --view circle"; do
   # shellcheck disable=SC2086
   "$RIPPLE_BIN" plot $args > plot.txt 2>&1 || fail "ripple plot $args: $(cat plot.txt)"
 done
 /usr/bin/python3 - <<'PY' && pass "every figure written: PNG, SVG and PDF" || fail "figure files"
-for name, magic in [("from-trace.png", b"\x89PNG"), ("lag.png", b"\x89PNG"), ("heat.pdf", b"%PDF"), ("circle.pdf", b"%PDF"),
+for name, magic in [("compare.svg", b"<?xml"), ("lags.png", b"\x89PNG"), ("from-trace.png", b"\x89PNG"), ("lag.png", b"\x89PNG"), ("heat.pdf", b"%PDF"), ("circle.pdf", b"%PDF"),
                     ("waves.svg", b"<?xml"), ("arrivals.svg", b"<?xml"), ("sim.svg", b"<?xml"), ("sim-waves.svg", b"<?xml")]:
     data = open(name, "rb").read()
     assert data.startswith(magic) and len(data) > 5000, (name, len(data))
@@ -67,5 +68,10 @@ for want in ["lag timeline", "ahead of the slowest oscillator [ms]", "time [s]",
              "natural frequency ω [rad/s] (blue fast, yellow slow)", "potential timeline (tanh)", "Σ_j V(θ_i − θ_j) over partners",
              "Kuramoto order parameter r(t) (1 = in step)", "order parameter r", "r(t)", "sim.h5: 8 oscillators"]:
     assert want in s, (want, s)
+c = texts("compare.svg")
+for want in ["trace", "max-plus predict, lag error", "POM tanh (v_p", "idle time [ms] (one scale for all)", "iteration", "rank",
+             "lag timelines (solid: trace, dashed: max-plus, dotted: oscillator model)",
+             "lag behind the iteration's earliest end [ms]", "ring.h5: the run against its models"]:
+    assert want in c, (want, c)
 PY
 finish

@@ -101,6 +101,11 @@ assert len(off) == 2 and off[0] == 0 and off[1] == len(f["/topology/xml"])
 root = ET.fromstring(f["/topology/xml"][off[0]:off[1]].tobytes())
 assert len(root.findall(".//object[@type='PU']")) == len(os.sched_getaffinity(0))  # hwloc shows the allowed CPUs
 assert "hwloc" in f.attrs["sources"].decode()
+# Open MPI's eager limits, read through MPI_T at MPI_Init: shared memory (vader) and TCP
+import json
+limits = json.loads(f.attrs["sources"].decode())["eager_limits"]
+assert isinstance(limits["btl_vader_eager_limit"], int) and limits["btl_vader_eager_limit"] > 0, limits
+assert isinstance(limits["btl_tcp_eager_limit"], int) and limits["btl_tcp_eager_limit"] > 0, limits
 PY
 "$RIPPLE_BIN" trace info heat.h5 --json > info.json && /usr/bin/python3 - info.json <<'PY' && pass "trace info --json" || fail "trace info --json"
 import json, sys

@@ -46,4 +46,19 @@ refused "plot: no markers" "no iteration markers" plot waves plain.h5 -o w.png
 refused "plot: a figure type it cannot write" "-o w.gif: name a .png, .svg or .pdf file" plot waves ring.h5 -o w.gif
 refused "plot sim: not a simulation" "not a ripple-sim file" plot sim ring.h5 -o s.png
 [ ! -e w.png ] && [ ! -e s.png ] && pass "no figure left by a refused plot" || fail "a refused plot left a figure"
+
+# ripple compare: a trace without communication to fit, one whose ranks never wait (its calls made
+# instant: every wait 0), an unknown model.
+run_np 2 trace -o lonely.h5 -- "$SUBJECTS_BIN" markers 50 > lonely.txt 2>&1 || fail "markers run: $(tail -n 3 lonely.txt)"
+refused "compare: nothing to fit" "no point-to-point messages or collectives over all ranks in the timed iterations" compare lonely.h5
+cp ring.h5 instant.h5 && /usr/bin/python3 -c "
+import h5py
+with h5py.File('instant.h5', 'r+') as f:
+    e = f['/events'][:]
+    e['t_exit'] = e['t_enter']
+    f['/events'][:] = e
+" || fail "making a trace whose ranks never wait"
+refused "compare: ranks that never wait" "the ranks never wait" compare instant.h5
+refused "compare: an unknown model" "--model: nonsense not in {maxplus,pom,both}" compare ring.h5 --model nonsense
+refused "compare: a missing trace" "nowhere.h5" compare nowhere.h5
 finish

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "eager_limits.hpp"
 #include "recorder_state.hpp"
 #include "spool_dir.hpp"
 
@@ -272,6 +273,7 @@ void start(Call init_call, const void* call_site) {
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   s->threaded = provided == MPI_THREAD_MULTIPLE;
+  s->eager_limits = detail::eager_limits_json();
   // Relative to where MPI_Init ran: an application that changes directory before MPI_Finalize (the
   // launcher's path is absolute; a linked program's, or the default, may not be) must find its spool
   // there, and write the file beside it.

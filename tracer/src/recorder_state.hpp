@@ -37,6 +37,7 @@ struct CommTranslation {
 
 struct State {
   bool threaded = false;
+  std::string eager_limits;  // eager_limits_json(), read at MPI_Init
   int rank = 0, ranks = 1;
   std::string output, spool_dir, spool_path;
   int spool_lock_fd = -1;        // rank 0: its hold on spool_dir (spool_dir.hpp), until the run is done with it

@@ -7,7 +7,7 @@
 namespace ripple::trace::detail {
 
 std::string sources_json(const std::string& mpi, const std::string& counter_status, const std::string& perf,
-                         const std::string& hwloc) {
+                         const std::string& hwloc, const std::string& eager_limits) {
   const auto quoted = [](const std::string& text) {
     std::string q(1, '"');  // appended, not "\"" + ...: GCC 12 warns (-Wrestrict) falsely about that
     q += json_escape(text);
@@ -23,7 +23,7 @@ std::string sources_json(const std::string& mpi, const std::string& counter_stat
     counters += (counters.empty() ? "" : ", ") + quoted(name) + ": " + quoted(status);
   }
   return "{\"mpi\": " + quoted(mpi) + ", \"counters\": {" + counters + "}, \"perf\": " + quoted(perf) +
-         ", \"hwloc\": " + quoted(hwloc) + "}";
+         ", \"hwloc\": " + quoted(hwloc) + (eager_limits.empty() ? "" : ", \"eager_limits\": " + eager_limits) + "}";
 }
 
 }  // namespace ripple::trace::detail

@@ -1,6 +1,7 @@
 #pragma once
 // A rank's `sources` JSON (docs/trace-format.md): which sources ran and why others did not,
-//   {"mpi": ..., "counters": {"NAME": "active via ..." | "unavailable: why", ...}, "perf": ..., "hwloc": ...}
+//   {"mpi": ..., "counters": {"NAME": "active via ..." | "unavailable: why", ...}, "perf": ..., "hwloc": ...,
+//    "eager_limits": {"NAME": bytes, ...} | "unavailable: why"}
 // built from the same status texts that the side spools keep, so that MPI_Finalize and `recover`
 // write it alike: the root attribute `sources` is rank 0's, /ranks/sources every rank's.
 #include <string>
@@ -9,7 +10,8 @@ namespace ripple::trace::detail {
 
 // `counter_status`: Counters::status_text(), one "NAME: active via ..." or "NAME: unavailable: why"
 // line per event (a line without ": " is kept whole as a name with an empty status).
+// `eager_limits`: eager_limits_json()'s JSON value, or "" where unknown (recovered traces): left out.
 std::string sources_json(const std::string& mpi, const std::string& counter_status, const std::string& perf,
-                         const std::string& hwloc);
+                         const std::string& hwloc, const std::string& eager_limits = "");
 
 }  // namespace ripple::trace::detail

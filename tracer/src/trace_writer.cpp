@@ -186,7 +186,7 @@ std::string rank0_string(std::string v) {
 
 // This rank's sources (sources_json.hpp): rank 0's are the root attribute `sources`.
 std::string sources_of(const State& s) {
-  return detail::sources_json("active", s.counters.status_text(), s.sampler.status(), s.placement.status);
+  return detail::sources_json("active", s.counters.status_text(), s.sampler.status(), s.placement.status, s.eager_limits);
 }
 
 // /ranks/sources: every rank's own sources (`mine`), zero-padded to fixed-length strings as long

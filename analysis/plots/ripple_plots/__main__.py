@@ -1,4 +1,4 @@
-"""python3 -m ripple_plots waves WAVES.json -o FILE [--view ...] | sim SIM.h5 -o FILE [--view ...]
+"""python3 -m ripple_plots waves WAVES.json | sim SIM.h5 | compare RESULT.h5 -o FILE [--view ...]
 (what `ripple plot` runs)."""
 import argparse
 import sys
@@ -14,7 +14,7 @@ except ImportError as missing:
 matplotlib.use("Agg")  # files only: no display needed
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in SVG
 
-from . import reader, sim, waves  # noqa: E402
+from . import compare, reader, sim, waves  # noqa: E402
 
 
 def main(argv=None):
@@ -28,10 +28,16 @@ def main(argv=None):
     s.add_argument("input")
     s.add_argument("-o", "--output", required=True)
     s.add_argument("--view", default="all", choices=["all", *sim.VIEWS])
+    c = sub.add_parser("compare")
+    c.add_argument("input")
+    c.add_argument("-o", "--output", required=True)
+    c.add_argument("--view", default="all", choices=["all", "heatmaps", "lags"])
     a = p.parse_args(argv)
     try:
         if a.kind == "waves":
             fig = waves.figure(reader.read_waves(a.input), a.view)
+        elif a.kind == "compare":
+            fig = compare.figure(reader.read_compare(a.input), a.view)
         else:
             fig = sim.figure(reader.Sim(a.input), a.view)
         fig.savefig(a.output, dpi=110)

@@ -9,6 +9,7 @@ import numpy as np
 TRACE_VERSIONS = (1, 1)  # oldest and newest schema_version read
 SIM_VERSIONS = (1, 2)
 WAVES_VERSIONS = (1, 1)
+COMPARE_VERSIONS = (1, 1)
 
 
 class FormatError(Exception):
@@ -122,3 +123,21 @@ def neighbours(config, n, i):
     if kind == "all":
         return [j for j in range(n) if j != i]
     return None
+
+
+def read_compare(path):
+    """A `ripple compare -o` result: its attributes and, per model run (the trace first), its name,
+    errors, coupling, the largest wave's source, and end, wait, compute and lag [rank, iteration]."""
+    with h5py.File(path, "r") as f:
+        _check(path, text(f.attrs.get("schema", b"")), f.attrs.get("schema_version", 0), "ripple-compare", COMPARE_VERSIONS)
+        out = {"input": text(f.attrs["input"]), "period": float(f.attrs["period"]), "delay": float(f.attrs["delay"]),
+               "first_iteration": int(f.attrs["first_iteration"]), "runs": []}
+        for key in sorted(f["/runs"]):
+            g = f["/runs"][key]
+            run = {name: g[name][:] for name in ("end", "wait", "compute", "lag")}
+            run.update({"name": text(g.attrs["name"]), "end_error": float(g.attrs["end_error"]),
+                        "lag_error": float(g.attrs["lag_error"]), "coupling": float(g.attrs["coupling"]),
+                        "first_iteration": int(g.attrs["first_iteration"]), "wave_rank": int(g.attrs["wave_rank"]),
+                        "wave_iteration": int(g.attrs["wave_iteration"])})
+            out["runs"].append(run)
+    return out

@@ -4,6 +4,8 @@ namespace ripple::analysis {
 
 // `ripple waves INPUT [--json F] [--csv DIR] [--iteration-call NAME] [...]`
 int waves_main(int argc, char** argv);
+// `ripple compare TRACE.h5 [--model maxplus|pom|both] [--json F] [...]`
+int compare_main(int argc, char** argv);
 // `ripple plot waves|sim INPUT -o FILE.png|svg|pdf [--view ...]`
 int plot_main(int argc, char** argv);
 

@@ -8,6 +8,9 @@ namespace ripple::analysis {
 // Median of the finite values (NaN if none).
 double median(std::span<const double> values);
 
+// Mean of the finite values (NaN if none).
+double mean(std::span<const double> values);
+
 // Median absolute deviation from the median, unscaled (NaN if no finite value).
 double mad(std::span<const double> values);
 
