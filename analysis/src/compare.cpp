@@ -150,7 +150,7 @@ void add_pom_runs(CompareResult& result, const CompareOptions& o, const PomRunne
     return table;
   };
   for (const std::string& potential : o.potentials) {
-    const double paper = result.pom.paper_coupling();
+    const double paper = result.pom.default_coupling(potential);
     result.pom_configs.push_back(pom_config(result.pom, potential, std::nullopt, "edges.txt", "pom.h5"));
     add_run(result, "POM " + potential, run(potential, std::nullopt), o.waves);
     result.runs.back().coupling = paper;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ripple/analysis/duration_text.hpp"
 #include "ripple/analysis/stats.hpp"
 
 namespace ripple::analysis {
@@ -14,7 +15,6 @@ using json = nlohmann::ordered_json;
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 std::string percent(double v) { return std::isfinite(v) ? fmt::format("{:.1f} %", 100 * v) : "-"; }
-std::string ms(double v) { return std::isfinite(v) ? fmt::format("{:.3g} ms", 1e3 * v) : "-"; }
 
 // The wave of the largest source, and its front in a direction ("down", "up", "all"), if any.
 const Wave* main_wave(const WavesResult& w) {
@@ -38,18 +38,21 @@ std::string speed(const Front* f) {
 std::string compare_text(const CompareResult& r) {
   const IterationTable& t = r.runs.front().table;
   std::string s = fmt::format("{}: {} ranks, {} iterations, mean iteration {}, largest injected delay {}\n", r.input, t.ranks,
-                              t.iterations, ms(r.period), ms(r.delay));
+                              t.iterations, duration_text(r.period), duration_text(r.delay));
   for (const std::string& n : r.notes) s += "  " + n + "\n";
   if (!r.pom_configs.empty()) {
     const PomFit& f = r.pom;
     s += fmt::format(
         "  oscillator model: {} oscillators, t_comp {} and t_comm {} (medians), {} (beta {}), kappa {} ({}), {} kick(s)\n",
-        f.oscillators, ms(median(f.t_comp)), ms(median(f.t_comm)), f.beta == 2 ? "rendezvous" : "eager", f.beta, f.kappa(),
-        f.one_wait ? "the longest distance: one wait per iteration" : "the sum of the distances", f.kicks.size());
+        f.oscillators, duration_text(median(f.t_comp)), duration_text(median(f.t_comm)), f.beta == 2 ? "rendezvous" : "eager",
+        f.beta, f.kappa(), f.one_wait ? "the longest distance: one wait per iteration" : "the sum of the distances",
+        f.kicks.size());
     for (const ModelRun& run : r.runs)
       if (run.name.starts_with("POM"))
         s += fmt::format("    {}: v_p = {:.4g}/s{}\n", run.name, run.coupling,
-                         run.name.ends_with("fitted") ? " (the best fit of the lags)" : " (the paper's beta kappa / T)");
+                         run.name.ends_with("fitted") ? " (the best fit of the lags)"
+                         : run.name == "POM wait"     ? " (its default steepness, 100 / T)"
+                                                      : " (the paper's beta kappa / T)");
   }
   s += "  model             end error  lag error  wave from       speed down/up/all   idle hop 1 -> last    resync\n";
   for (const ModelRun& run : r.runs) {
@@ -60,8 +63,8 @@ std::string compare_text(const CompareResult& r) {
         run.name == "trace" ? "-" : percent(run.end_error), run.name == "trace" ? "-" : percent(run.lag_error),
         w == nullptr ? "no wave" : fmt::format("rank {}, it. {}", w->source.rank, w->source.iteration),
         speed(front_of(w, "down")), speed(front_of(w, "up")), speed(all),
-        all == nullptr || all->amplitude.empty() ? "-" : ms(all->amplitude.front()),
-        all == nullptr || all->amplitude.empty() ? "-" : ms(all->amplitude.back()),
+        all == nullptr || all->amplitude.empty() ? "-" : duration_text(all->amplitude.front()),
+        all == nullptr || all->amplitude.empty() ? "-" : duration_text(all->amplitude.back()),
         w == nullptr || w->resync_iteration < 0 ? std::string("-") : fmt::format("iteration {}", w->resync_iteration));
   }
   s +=

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ripple/analysis/stats.hpp"
+#include "ripple/model/oscillators.hpp"
 
 namespace ripple::analysis {
 
@@ -15,6 +16,10 @@ double PomFit::period() const {
   double sum = 0;
   for (std::size_t i = 0; i < t_comp.size(); ++i) sum += t_comp[i] + t_comm[i];
   return t_comp.empty() ? 0.0 : sum / static_cast<double>(t_comp.size());
+}
+
+double PomFit::default_coupling(const std::string& potential) const {
+  return potential == "wait" ? model::kWaitStrengthPerPeriod / period() : paper_coupling();
 }
 
 PomFit fit_pom(const IterationTable& t, const Program& p, const TimelineParams& params) {

@@ -82,10 +82,12 @@ public:
       : t_(t), b_(b), o_(o), floor_(floor) {}
 
   // The idle beyond its median a rank had in a column (NaN if the cell is empty). In a cumulative
-  // table (a simulation) free running is the baseline: its wait is that excess already, and a median
-  // taken off each iteration would add up.
+  // table (a simulation) free running is the baseline, and its wait is that excess already; but with
+  // noise every iteration comes a little late, which summed up would reach the threshold before any
+  // wave: there the median (the noise's typical delay) comes off too.
   [[nodiscard]] double excess(int r, int c) const {
-    return t_.wait[t_.at(r, c)] - (t_.cumulative ? 0.0 : b_.wait[static_cast<std::size_t>(r)]);
+    const double median = b_.wait[static_cast<std::size_t>(r)];
+    return t_.wait[t_.at(r, c)] - (t_.cumulative ? std::max(0.0, median) : median);
   }
   [[nodiscard]] double noise(int r) const { return o_.k * b_.wait_mad[static_cast<std::size_t>(r)] + floor_; }
 

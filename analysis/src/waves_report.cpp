@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ripple/analysis/duration_text.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/text_file.hpp"
 
@@ -19,8 +20,6 @@ using json = nlohmann::ordered_json;
 constexpr std::size_t kTextWaves = 8;  // waves the text describes
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-std::string ms(double seconds) { return std::isfinite(seconds) ? fmt::format("{:.3g} ms", 1e3 * seconds) : "-"; }
 
 std::string fixed(double v, int digits) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "-"; }
 
@@ -155,12 +154,12 @@ std::string waves_text(const IterationTable& t, const WavesResult& w, const Wave
   std::string s = fmt::format("{}: {}, {}\n", t.input, source_name(t.source), t.description);
   s += fmt::format("  graph: {} ({} edges{}{})\n", t.graph.description(), t.graph.edges(), t.graph.periodic() ? ", periodic" : "",
                    t.graph.all_to_all() ? ", collectives over all ranks" : "");
-  s += fmt::format("  iteration period {} (median compute {}, wait {})\n", ms(w.period_median), ms(w.compute_median),
-                   ms(w.wait_median));
+  s += fmt::format("  iteration period {} (median compute {}, wait {})\n", duration_text(w.period_median),
+                   duration_text(w.compute_median), duration_text(w.wait_median));
   for (const std::string& n : t.notes) s += "  note: " + n + "\n";
   for (const std::string& n : w.notes) s += "  note: " + n + "\n";
   const Detection& d = w.detection;
-  s += fmt::format("delay sources: threshold {} MAD above each rank's median compute, plus {}\n", o.k, ms(d.floor));
+  s += fmt::format("delay sources: threshold {} MAD above each rank's median compute, plus {}\n", o.k, duration_text(d.floor));
   if (d.has_truth)
     s += fmt::format("  injected (ground truth) {}, detected {}: {} matched, {} false alarms, {} missed\n", d.injected,
                      d.detected, d.matched, d.false_alarms, d.missed);
@@ -179,16 +178,16 @@ std::string waves_text(const IterationTable& t, const WavesResult& w, const Wave
   }
   for (const std::size_t i : shown) {
     const Wave& wave = w.waves[i];
-    s += fmt::format("wave {}: rank {}, iteration {}, {} {}\n", i, wave.source.rank, wave.source.iteration, ms(wave.source.delay),
-                     wave.source.injected ? "injected" : "detected");
+    s += fmt::format("wave {}: rank {}, iteration {}, {} {}\n", i, wave.source.rank, wave.source.iteration,
+                     duration_text(wave.source.delay), wave.source.injected ? "injected" : "detected");
     s += "  front  reached    per iteration  R^2      per second  idle at hop 1 -> last  decay per hop  end\n";
     for (const Front& f : wave.fronts) {
       const std::string unit = f.direction == "all" ? "hops" : "ranks";
       s += fmt::format("  {:<5}  {:>3} {:<4}  {:>6} {:<5}  {:>5}  {:>7} {:<5}  {:>9} -> {:<9}  {:>13}  {}\n", f.direction,
                        f.reached_hops, f.reached_hops == 1 ? "hop" : "hops", fixed(f.speed_iterations, 2), unit,
                        fixed(f.by_iteration.r2, 3), fixed(f.speed_seconds, 1), unit,
-                       f.amplitude.empty() ? "-" : ms(f.amplitude.front()), f.amplitude.empty() ? "-" : ms(f.amplitude.back()),
-                       ms(f.decay_per_hop),
+                       f.amplitude.empty() ? "-" : duration_text(f.amplitude.front()),
+                       f.amplitude.empty() ? "-" : duration_text(f.amplitude.back()), duration_text(f.decay_per_hop),
                        f.died_at_hop >= 0 ? fmt::format("died at hop {}", f.died_at_hop) : std::string("reached the last rank"));
     }
     if (wave.resync_iteration >= 0)
@@ -203,12 +202,12 @@ std::string waves_text(const IterationTable& t, const WavesResult& w, const Wave
                        m.iteration);
     else
       s += fmt::format("waves {} and {} met at ranks {}/{} in iteration {} (idle {} and {}): {}\n", m.wave_a, m.wave_b, m.rank_a,
-                       m.rank_b, m.iteration, ms(m.idle_a), ms(m.idle_b),
+                       m.rank_b, m.iteration, duration_text(m.idle_a), duration_text(m.idle_b),
                        m.residual_wave < 0 ? std::string("annihilated")
-                                           : fmt::format("wave {} went on with {}", m.residual_wave, ms(m.residual)));
+                                           : fmt::format("wave {} went on with {}", m.residual_wave, duration_text(m.residual)));
   }
-  s += fmt::format("desynchronisation: end-time spread median {}, max {}; {}\n", ms(w.desync.spread_median),
-                   ms(w.desync.spread_max),
+  s += fmt::format("desynchronisation: end-time spread median {}, max {}; {}\n", duration_text(w.desync.spread_median),
+                   duration_text(w.desync.spread_max),
                    w.desync.wavefront ? fmt::format("a computational wavefront (a lag gradient along the ranks in {:.0f}% of "
                                                     "the second half's iterations)",
                                                     100 * w.desync.wavefront_fraction)

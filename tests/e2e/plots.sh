@@ -69,7 +69,7 @@ for want in ["lag timeline", "ahead of the slowest oscillator [ms]", "time [s]",
              "Kuramoto order parameter r(t) (1 = in step)", "order parameter r", "r(t)", "sim.h5: 8 oscillators"]:
     assert want in s, (want, s)
 c = texts("compare.svg")
-for want in ["trace", "max-plus predict, lag error", "POM tanh (v_p", "idle time [ms] (one scale for all)", "iteration", "rank",
+for want in ["trace", "max-plus predict, lag error", "POM ", "(v_p ", "idle time [ms] (one scale for all)", "iteration", "rank",
              "lag timelines (solid: trace, dashed: max-plus, dotted: oscillator model)",
              "lag behind the iteration's earliest end [ms]", "ring.h5: the run against its models"]:
     assert want in c, (want, c)

@@ -189,27 +189,38 @@ for name in ("chain", "chain2", "grid", "hpcg", "rendezvous"):
         s, p = f["speed"], predict["wave"]["fronts"][d]["speed"]
         assert (s is None and p is None) or abs(p - s) <= 0.1 * s, (name, d, s, p)
 PY
-# The oscillator model fitted to the runs, with the paper's coupling and the best fitting one: both
-# reported, the fitted one no worse.
+# The oscillator model fitted to the runs, tanh and wait, each with its default coupling and the
+# best fitting one: all reported, the fitted ones no worse. wait passes the delay on as the runs do
+# (every rank reached; on the +-1 chain each hop's idle within 15 % of the measured one) where tanh
+# shares it out: its lags fit better than tanh's.
 for name in chain chain2; do
   "$RIPPLE_BIN" compare "$name.h5" --model pom --fit-coupling --json "$name.pom.json" -o "$name.pom.h5" > "$name.pom.txt" 2>&1 \
     || fail "compare --model pom $name.h5: $(cat "$name.pom.txt")"
 done
-/usr/bin/python3 - <<'PY' && pass "compare, oscillator model: the paper's and the fitted coupling's lag errors, the fitted no worse" || fail "compare, oscillator model"
+/usr/bin/python3 - <<'PY' && pass "compare, oscillator model: tanh and wait, default and fitted coupling, the fitted no worse; wait's wave reaches every rank (+-1: with the measured idle, 15 %), its lags closer than tanh's" || fail "compare, oscillator model"
 import json
 for name in ("chain", "chain2"):
     j = json.load(open(f"{name}.pom.json"))
     runs = {r["name"]: r for r in j["runs"]}
-    paper, fitted = runs["POM tanh"], runs["POM tanh fitted"]
-    assert paper["lag_error"] is not None and fitted["lag_error"] <= paper["lag_error"] + 1e-12, (name, paper["lag_error"], fitted["lag_error"])
-    assert abs(paper["coupling"] - j["pom"]["paper_coupling"]) < 1e-9 * paper["coupling"], (paper["coupling"], j["pom"])
+    for potential in ("tanh", "wait"):
+        paper, fitted = runs[f"POM {potential}"], runs[f"POM {potential} fitted"]
+        assert paper["lag_error"] is not None and fitted["lag_error"] <= paper["lag_error"] + 1e-12, (name, potential, paper["lag_error"], fitted["lag_error"])
+    assert abs(runs["POM tanh"]["coupling"] - j["pom"]["paper_coupling"]) < 1e-9 * runs["POM tanh"]["coupling"], (runs["POM tanh"]["coupling"], j["pom"])
     assert 'potential = "tanh"' in j["pom"]["configs"][0] and "[[kick]]" in j["pom"]["configs"][0]
+    assert 'potential = "wait"' in j["pom"]["configs"][1]
+    assert runs["POM wait"]["lag_error"] < runs["POM tanh"]["lag_error"], (name, runs["POM wait"]["lag_error"], runs["POM tanh"]["lag_error"])
+    measured = {a["rank"]: a["idle"] for a in runs["trace"]["wave"]["arrivals"]}
+    modelled = {a["rank"]: a["idle"] for a in runs["POM wait"]["wave"]["arrivals"]}
+    assert measured.keys() == modelled.keys(), (name, measured, modelled)
+    # +-1: each hop loses about t_comm in the model, less in the run (9.9 -> 8.7 ms against 10 -> 9.9
+    # over ten hops); +-1 +-2: the run's far ranks wait more than D (11.5 ms), the model's less.
+    assert name != "chain" or all(abs(modelled[r] - measured[r]) <= 0.15 * measured[r] for r in measured), (name, measured, modelled)
 PY
 grep -q "eager limits from the trace: 4096 B within a node (btl_vader)" rendezvous.compare.txt \
   && pass "compare: the protocol from the trace's recorded eager limits" || fail "compare's eager limits: $(cat rendezvous.compare.txt)"
 
 # The text summary and the CSV tables say the same.
-grep -Eq "wave .*: rank 5, iteration 10, (10|100) ms injected" chain.waves.txt && grep -q "reached the last rank" chain.waves.txt \
+grep -Eq "wave .*: rank 5, iteration 10, (10 ms|100 ms|1 s) injected" chain.waves.txt && grep -q "reached the last rank" chain.waves.txt \
   && pass "waves text: $(sed -n 5p chain.waves.txt)" || fail "waves text: $(cat chain.waves.txt)"
 /usr/bin/python3 - <<'PY' && pass "waves CSV: the table's 640 cells, the arrivals of the JSON" || fail "waves CSV"
 import csv

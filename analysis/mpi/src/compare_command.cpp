@@ -32,9 +32,11 @@ int compare_main(int argc, char** argv) {
   app.add_option("--model", model, "maxplus, pom or both")
       ->capture_default_str()
       ->check(CLI::IsMember({"maxplus", "pom", "both"}));
-  app.add_option("--potential", o.potentials, "the oscillator model's potentials (tanh, kuramoto, bottleneck), repeatable")
+  app.add_option("--potential", o.potentials,
+                 "the oscillator model's potentials (tanh, kuramoto, bottleneck; wait: a late rank's partners wait for "
+                 "it), repeatable")
       ->capture_default_str()
-      ->check(CLI::IsMember({"tanh", "kuramoto", "bottleneck"}));
+      ->check(CLI::IsMember({"tanh", "kuramoto", "bottleneck", "wait"}));
   app.add_flag("--fit-coupling", o.fit_coupling, "also the coupling strength v_p that fits the trace's lags best");
   app.add_option("-o,--output", output, "write the result as HDF5 (schema ripple-compare; `ripple plot compare` draws it)");
   app.add_option("--json", json_path, "write the result as JSON (schema ripple-compare) to this file");

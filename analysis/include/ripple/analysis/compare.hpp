@@ -26,7 +26,7 @@ using PomRunner = std::function<IterationTable(const PomFit&, const std::string&
 struct CompareOptions {
   bool maxplus = true;
   bool pom = true;
-  std::vector<std::string> potentials{"tanh"};
+  std::vector<std::string> potentials{"tanh", "wait"};
   bool fit_coupling = false;
   std::int64_t eager_limit = -1;  // bytes; < 0: the trace's
   bool predict_noise = true;

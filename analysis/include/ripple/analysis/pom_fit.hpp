@@ -36,6 +36,9 @@ struct PomFit {
   [[nodiscard]] double period() const;  // mean of t_comp + t_comm
   // The paper's coupling v_p = beta kappa / T.
   [[nodiscard]] double paper_coupling() const { return beta * kappa() / period(); }
+  // What `ripple sim` takes for v_p when the configuration names none: the paper's coupling, or for
+  // `wait` (whose v_p is its hold's steepness) its own default, 100 / T.
+  [[nodiscard]] double default_coupling(const std::string& potential) const;
 };
 
 PomFit fit_pom(const IterationTable& trace, const Program& p, const TimelineParams& params);
