@@ -7,11 +7,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
 #include "ripple/common/error.hpp"
+#include "ripple/common/index_list.hpp"
 #include "ripple/common/pcontrol.hpp"
 #include "ripple/trace/trace_reader.hpp"
 
@@ -47,31 +47,15 @@ std::string eager_limits_of(const std::string& sources) {
   return "";
 }
 
-// The CPUs of an hwloc list ("0-3,8"), or an empty set if it does not parse.
-std::set<int> cpu_list(const std::string& list) {
-  std::set<int> cpus;
-  std::stringstream in(list);
-  for (std::string part; std::getline(in, part, ',');) {
-    int lo = 0, hi = 0;
-    char dash = 0;
-    std::stringstream range(part);
-    if (!(range >> lo)) return {};
-    hi = lo;
-    if (range >> dash && (dash != '-' || !(range >> hi))) return {};
-    for (int c = lo; c <= hi && c - lo < 4096; ++c) cpus.insert(c);
-  }
-  return cpus;
-}
-
 // Nodes whose ranks outnumber the CPUs they are bound to (all bindings known).
 std::string core_sharing(const std::vector<trace::Placement>& placement) {
   std::map<std::string, std::pair<int, std::set<int>>> nodes;  // host: ranks, their CPUs
   for (const trace::Placement& pl : placement) {
-    const std::set<int> cpus = cpu_list(pl.binding);
-    if (cpus.empty()) return "";
+    const auto cpus = parse_index_list(pl.binding);
+    if (!cpus || cpus->empty()) return "";  // a binding unknown: say nothing
     auto& [ranks, all] = nodes[pl.host];
     ++ranks;
-    all.insert(cpus.begin(), cpus.end());
+    all.insert(cpus->begin(), cpus->end());
   }
   std::string out;
   for (const auto& [host, n] : nodes)

@@ -128,9 +128,13 @@ TimelineParams fit_timeline(const Program& p, std::int64_t eager_limit, std::vec
   t.call_cost.assign(p.call_names.size(), 0.0);
   for (std::size_t c = 0; c < times.size(); ++c) {
     auto& v = times[c];
-    if (v.empty()) continue;
-    std::sort(v.begin(), v.end());
-    t.call_cost[c] = free_count[c] > 0 ? free_sum[c] / static_cast<double>(free_count[c]) : v[v.size() / 10];
+    if (free_count[c] > 0) {
+      t.call_cost[c] = free_sum[c] / static_cast<double>(free_count[c]);
+    } else if (!v.empty()) {
+      const auto tenth = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 10);
+      std::nth_element(v.begin(), tenth, v.end());
+      t.call_cost[c] = *tenth;
+    }
   }
 
   // Collectives: per call, the median over instances of the time from the last rank's entry to the

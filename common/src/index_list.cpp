@@ -1,5 +1,7 @@
 #include "ripple/common/index_list.hpp"
 
+#include <sstream>
+
 namespace ripple {
 
 std::string index_list(const std::vector<int>& values) {
@@ -16,6 +18,22 @@ std::string index_list(const std::vector<int>& values) {
     i = j + 1;
   }
   return text;
+}
+
+std::optional<std::vector<int>> parse_index_list(const std::string& text) {
+  std::vector<int> values;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    std::stringstream range(part);
+    int lo = 0, hi = 0;
+    char dash = 0;
+    if (!(range >> lo)) return std::nullopt;
+    hi = lo;
+    if (range >> dash && (dash != '-' || !(range >> hi))) return std::nullopt;
+    if (range >> dash || hi < lo || hi - lo >= 65536) return std::nullopt;
+    for (int v = lo; v <= hi; ++v) values.push_back(v);
+  }
+  return values;
 }
 
 }  // namespace ripple

@@ -14,5 +14,11 @@ TEST(IndexList, RunsBecomeRangesAndSinglesStayAlone) {
   EXPECT_EQ(index_list({}), "");
 }
 
+TEST(IndexList, ParsesWhatItWritesAndRefusesTheRest) {
+  for (const std::vector<int>& v : std::vector<std::vector<int>>{{0, 1, 2, 3, 8}, {1}, {0, 2, 4, 5, 6, 9, 10}, {}})
+    EXPECT_EQ(parse_index_list(index_list(v)), v);
+  for (const char* bad : {"x", "1-", "3-1", "1-2-3", "1,,2", "0-70000"}) EXPECT_EQ(parse_index_list(bad), std::nullopt) << bad;
+}
+
 }  // namespace
 }  // namespace ripple
