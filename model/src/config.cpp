@@ -245,10 +245,13 @@ void validate(SimConfig& c) {
     if (c.model.normalization != Normalization::None)
       bad("[model] normalization",
           "potential = \"wait\" holds a process for its latest partner (a maximum, not a sum): use \"none\" or leave it out");
+    for (const double v : c.model.t_comm)
+      if (!(v > 0))
+        bad("[model] t_comm",
+            "potential = \"wait\" needs t_comm > 0 for every oscillator: its hold lies in the communication part");
     if (c.delay.mean <= 0)
       bad("[delay] mean",
-          "potential = \"wait\" needs a positive delay (a partner's message arrives once per iteration): leave it out for "
-          "one mean period");
+          "potential = \"wait\" needs a positive delay (a message's latency): leave it out for half the mean t_comm");
   }
   if (c.delay.mean > 0 && topo.kind == TopologyKind::All && c.model.potential == Potential::Kuramoto)
     bad("[delay] mean", "delays are not supported with the all-to-all mean-field Kuramoto model; use a graph topology");
@@ -287,6 +290,15 @@ double mean_period_if_valid(const SimConfig& c) {
   const std::int64_t n = c.model.oscillators;
   const auto fits = [n](const std::vector<double>& v) { return v.size() == 1 || static_cast<std::int64_t>(v.size()) == n; };
   return n > 0 && fits(c.model.t_comp) && fits(c.model.t_comm) ? c.mean_period() : 0.0;
+}
+
+// `wait`'s default message latency: half the mean communication part (the other half is the slack
+// a late partner may use up before a process waits for it).
+double half_mean_t_comm_if_valid(const SimConfig& c) {
+  if (mean_period_if_valid(c) == 0.0) return 0.0;
+  double sum = 0;
+  for (const double v : c.model.t_comm) sum += v;
+  return 0.5 * sum / static_cast<double>(c.model.t_comm.size());
 }
 
 }  // namespace
@@ -379,9 +391,9 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
   }
   {
     Section s(root, "delay", source);
-    // `wait`: a partner's message of each iteration arrives once per iteration, one period late.
+    // `wait`: a message is seen its latency after it is posted.
     const bool wait_default = c.model.potential == Potential::Wait && s.find("mean") == nullptr;
-    c.delay.mean = s.number("mean", wait_default ? mean_period_if_valid(c) : 0.0);
+    c.delay.mean = s.number("mean", wait_default ? half_mean_t_comm_if_valid(c) : 0.0);
     c.delay.jitter = s.number("jitter", 0.0);
     c.delay.seed = static_cast<std::uint64_t>(s.integer("seed", 1));
     c.delay.interval = s.number("interval", 0.0);

@@ -75,8 +75,8 @@ double coupling_strength(const SimConfig& c, const Topology& t) {
   return c.model.beta * t.kappa(c.model.kappa_mode, c.model.kappa_value) / c.mean_period();
 }
 
-double wait_threshold(const SimConfig& c, std::int64_t i) {
-  return 2.0 * std::numbers::pi * (1.0 + c.t_comm(i) / (c.t_comp(i) + c.t_comm(i)));
+double wait_post_phase(const SimConfig& c, std::int64_t i) {
+  return 2.0 * std::numbers::pi * c.t_comp(i) / (c.t_comp(i) + c.t_comm(i));
 }
 
 double noise_value(const SimConfig& c, std::int64_t i, double omega, std::int64_t interval) {

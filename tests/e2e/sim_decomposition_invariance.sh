@@ -118,8 +118,8 @@ TOML
 
 sed -e 's/^t_end = 0.008/t_end = 0.005\nnorm = "rms"/' -e '/^\[delay\]/,/^jitter/d' chain.toml > chain_rms.toml
 
-# The one-sided wait potential: the max over partners, noise, kicks and the default delay of one
-# period (uniform, so each column is interpolated once), on a chain, a torus and an edge list.
+# The one-sided wait potential: the max over partners, noise, kicks (pauses) and the default delay
+# of half t_comm (uniform, so each column is interpolated once), on a chain, a torus and an edge list.
 cat > chain_wait.toml <<'TOML'
 [model]
 oscillators = 3000
@@ -148,7 +148,7 @@ t_end = 0.008
 interval = 5e-4
 TOML
 
-# Per-oscillator communication times: Delta_i differs from row to row.
+# Per-oscillator communication times: the post point differs from row to row.
 cat > grid_wait.toml <<TOML
 [model]
 oscillators = 1200
@@ -172,7 +172,7 @@ t_end = 0.01
 interval = 1e-3
 TOML
 
-{ sed -e 's/^potential = "tanh"/potential = "wait"/' -e '/^normalization/d' graph.toml
+{ sed -e 's/^potential = "tanh"/t_comm = 1.0e-4\npotential = "wait"/' -e '/^normalization/d' graph.toml
   printf '[[kick]]\noscillator = 17\ntime = 0.002\ndelay = 0.003\n'; } > graph_wait.toml
 
 for case in chain chain_rms grid grid2d mean_field graph chain_wait grid_wait graph_wait; do

@@ -71,14 +71,14 @@ TEST(Config, IterationsAreOffUnlessAskedFor) {
             std::string::npos);
 }
 
-// `wait`: a partner's message arrives once per iteration (tau = one mean period unless [delay] says
-// otherwise), there is no sum to normalise, and v_p is the steepness of the hold.
-TEST(Config, WaitDefaultsToADelayOfOnePeriodAndNoNormalisation) {
+// `wait`: a message is seen its latency after it is posted (tau = half the mean t_comm unless
+// [delay] says otherwise), there is no sum to normalise, and v_p is the steepness of the hold.
+TEST(Config, WaitDefaultsToALatencyOfHalfTcommAndNoNormalisation) {
   const std::vector<std::string> wait{"model.potential=wait", "model.t_comm=2e-4",
                                       "model.t_comp=[1e-3, 1e-3, 1e-3, 1e-3, 3e-3, 3e-3, 3e-3, 3e-3]"};
   const SimConfig c = parse_config(kMinimal, "t", wait);
   EXPECT_EQ(c.model.potential, Potential::Wait);
-  EXPECT_DOUBLE_EQ(c.delay.mean, 2.2e-3);  // the mean of t_comp + t_comm
+  EXPECT_DOUBLE_EQ(c.delay.mean, 1e-4);  // half the mean t_comm
   EXPECT_EQ(c.model.normalization, Normalization::None);
   // The resolved configuration records both and reproduces them.
   const SimConfig again = parse_config(c.resolved_toml, "resolved.toml");
@@ -87,11 +87,12 @@ TEST(Config, WaitDefaultsToADelayOfOnePeriodAndNoNormalisation) {
   EXPECT_EQ(again.resolved_toml, c.resolved_toml);
   const Topology chain = Topology::from_config(c.topology, c.model.oscillators);
   EXPECT_DOUBLE_EQ(coupling_strength(c, chain), kWaitStrengthPerPeriod / 2.2e-3);
-  EXPECT_DOUBLE_EQ(wait_threshold(c, 0), 2 * std::numbers::pi * (1 + 2e-4 / 1.2e-3));
-  EXPECT_DOUBLE_EQ(wait_threshold(c, 7), 2 * std::numbers::pi * (1 + 2e-4 / 3.2e-3));
+  EXPECT_DOUBLE_EQ(wait_post_phase(c, 0), 2 * std::numbers::pi * 1e-3 / 1.2e-3);
+  EXPECT_DOUBLE_EQ(wait_post_phase(c, 7), 2 * std::numbers::pi * 3e-3 / 3.2e-3);
   // [delay] and strength override; other potentials keep no delay.
-  EXPECT_DOUBLE_EQ(parse_config(kMinimal, "t", {"model.potential=wait", "delay.mean=5e-4"}).delay.mean, 5e-4);
-  const SimConfig strong = parse_config(kMinimal, "t", {"model.potential=wait", "model.strength=7"});
+  EXPECT_DOUBLE_EQ(parse_config(kMinimal, "t", {"model.potential=wait", "model.t_comm=1e-4", "delay.mean=5e-4"}).delay.mean,
+                   5e-4);
+  const SimConfig strong = parse_config(kMinimal, "t", {"model.potential=wait", "model.t_comm=1e-4", "model.strength=7"});
   EXPECT_DOUBLE_EQ(coupling_strength(strong, chain), 7.0);
   EXPECT_EQ(parse_config(kMinimal, "t").delay.mean, 0.0);
 }
@@ -102,8 +103,11 @@ TEST(Config, WaitRefusesWhatItCannotMean) {
             std::string::npos);
   EXPECT_NE(error_of(kMinimal, {"model.potential=wait", "model.normalization=degree"}).find("[model] normalization"),
             std::string::npos);
-  EXPECT_NE(error_of(kMinimal, {"model.potential=wait", "delay.mean=0"})
+  EXPECT_NE(error_of(kMinimal, {"model.potential=wait", "model.t_comm=1e-4", "delay.mean=0"})
                 .find("[delay] mean: potential = \"wait\" needs a positive delay"),
+            std::string::npos);
+  EXPECT_NE(error_of(kMinimal, {"model.potential=wait", "delay.mean=1e-4"})
+                .find("[model] t_comm: potential = \"wait\" needs t_comm > 0 for every oscillator"),
             std::string::npos);
   // Times that do not fit the oscillators are named as such, not as a delay problem.
   EXPECT_NE(error_of(kMinimal, {"model.potential=wait", "model.t_comp=[1e-3, 1e-3]"}).find("[model] t_comp: has 2 values"),

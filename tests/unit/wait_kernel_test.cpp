@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <numbers>
 #include <numeric>
 
 #include "ripple/model/config.hpp"
@@ -26,8 +27,8 @@ SimConfig config(const std::string& topology, int n, const std::string& noise, d
   return parse_config("[model]\noscillators = " + std::to_string(n) +
                           "\nt_comp = 1.0\nt_comm = 0.25\nfrequency_spread = 0.1\npotential = \"wait\"\nstrength = 20.0\n"
                           "[topology]\n" +
-                          topology + "\n[noise]\nkind = \"" + noise +
-                          "\"\namplitude = 0.2\n[delay]\njitter = " + std::to_string(jitter) + "\n[solver]\nt_end = 10.0\n",
+                          topology + "\n[noise]\nkind = \"" + noise + "\"\namplitude = 0.2\n[delay]\nmean = 1.25\njitter = " +
+                          std::to_string(jitter) + "\n[solver]\nt_end = 10.0\n",
                       "wait-test");
 }
 
@@ -55,9 +56,19 @@ DelayHistory history_of(const SimConfig& c, const std::vector<std::int64_t>& col
   return h;
 }
 
-// Phases whose excess over the latest partner spans free running, the ramp and a full stop.
-double phase(const SimConfig& c, std::int64_t i) {
-  return natural_frequency(c, i) * (kT - c.delay.mean) + wait_threshold(c, i) + 0.35 * std::sin(1.7 * static_cast<double>(i));
+// The equation's B_i: the end of the iteration a process may not pass while its partner's delayed
+// phase is phi, and where its hold starts, written out on their own.
+double barrier(const SimConfig& c, std::int64_t i, double phi) {
+  const double post = 2 * std::numbers::pi * c.t_comp(i) / (c.t_comp(i) + c.t_comm(i));
+  return 2 * std::numbers::pi * (std::floor((phi - post) / (2 * std::numbers::pi)) + 2);
+}
+double hold_start(const SimConfig& c, std::int64_t i, double phi, double vp) {
+  return barrier(c, i, phi) - (1 + kWaitStopBefore) * natural_frequency(c, i) / vp;
+}
+
+// Phases whose excess over the hold's start spans free running, the ramp and a full stop.
+double phase(const SimConfig& c, std::int64_t i, double vp) {
+  return hold_start(c, i, natural_frequency(c, i) * (kT - c.delay.mean), vp) + 0.35 * std::sin(1.7 * static_cast<double>(i));
 }
 
 std::int64_t noise_interval(const SimConfig& c) { return static_cast<std::int64_t>(std::floor(kT / c.noise_interval())); }
@@ -76,7 +87,7 @@ TEST(WaitKernel, MatchesTheEquationOneOscillatorAtATime) {
     std::vector<double> omega, x, zeta;
     for (const auto i : ids) {
       omega.push_back(natural_frequency(c, i));
-      x.push_back(phase(c, i));
+      x.push_back(phase(c, i, vp));
       zeta.push_back(noise_value(c, i, omega.back(), noise_interval(c)));
     }
     WaitKernel kernel(c, g, omega, vp);
@@ -87,10 +98,10 @@ TEST(WaitKernel, MatchesTheEquationOneOscillatorAtATime) {
     for (std::int64_t i = 0; i < n; ++i) {
       const auto l = static_cast<std::size_t>(i);
       topo.neighbours(i, nb);
-      double excess = 0;  // max_j T_ij relu(theta_i(t) - theta_j(t - tau_ij) - Delta_i)
+      double excess = 0;  // max_j T_ij relu(theta_i(t) - hold start(theta_j(t - tau_ij)))
       for (const auto j : nb) {
         const double tau = edge_delay(c, i, j, 5);
-        excess = std::max(excess, x[l] - history.value(static_cast<std::size_t>(j), kT - tau) - wait_threshold(c, i));
+        excess = std::max(excess, x[l] - hold_start(c, i, history.value(static_cast<std::size_t>(j), kT - tau), vp));
       }
       const double hold = std::min(1.0, vp / omega[l] * excess);
       EXPECT_NEAR(got[l], (omega[l] + zeta[l]) * (1.0 - hold), 1e-12) << "oscillator " << i;
@@ -131,7 +142,7 @@ void check_tuned_equals_reference(const std::string& topology, int n, const std:
     std::vector<double> omega, x, zeta;
     for (const auto i : g.local_ids) {
       omega.push_back(natural_frequency(c, i));
-      x.push_back(phase(c, i));
+      x.push_back(phase(c, i, coupling_strength(c, topo)));
       zeta.push_back(noise_value(c, i, omega.back(), noise_interval(c)));
     }
     const double* z = noise == "none" ? nullptr : zeta.data();

@@ -106,9 +106,16 @@ public:
     }
     kicks_ = cfg.kicks;
     std::stable_sort(kicks_.begin(), kicks_.end(), [](const Kick& a, const Kick& b) { return a.time < b.time; });
+    // `wait` pauses a kicked process for the kick's delay instead of moving its phase back (which
+    // would take back the posts it made): the right-hand side also changes where the pause ends.
+    pause_ = cfg.model.potential == Potential::Wait;
     for (const Kick& k : kicks_) {
-      breaks_.push_back(k.time);
-      if (m.coupling == Coupling::Delayed && cfg.delay.jitter == 0) breaks_.push_back(k.time + cfg.delay.mean);
+      kinks_.push_back(k.time);
+      if (pause_ && k.delay > 0) kinks_.push_back(k.time + k.delay);
+    }
+    for (const double at : kinks_) {
+      breaks_.push_back(at);
+      if (m.coupling == Coupling::Delayed && cfg.delay.jitter == 0) breaks_.push_back(at + cfg.delay.mean);
     }
     std::sort(breaks_.begin(), breaks_.end());
     if (cfg.noise.kind != NoiseKind::None && cfg.noise.amplitude > 0) noise_interval_ = cfg.noise_interval();
@@ -168,16 +175,17 @@ private:
       m_.history->truncate_after(t);  // a step may have overshot t
       push_history(t, x);
     }
+    const double mid = 0.5 * (t + end);  // safely inside the segment's intervals
+    std::vector<std::uint32_t> paused;
     for (const Kick& k : kicks_) {
-      if (k.time != t) continue;
       const auto& ids = m_.graph.local_ids;
       const auto it = std::lower_bound(ids.begin(), ids.end(), k.oscillator);
-      if (it != ids.end() && *it == k.oscillator) {
-        const auto l = static_cast<std::size_t>(it - ids.begin());
-        x[l] -= m_.kernel->omega()[l] * k.delay;  // falls behind by k.delay seconds
-      }
+      if (it == ids.end() || *it != k.oscillator) continue;
+      const auto l = static_cast<std::size_t>(it - ids.begin());
+      if (pause_ && k.time <= mid && mid < k.time + k.delay) paused.push_back(static_cast<std::uint32_t>(l));
+      if (!pause_ && k.time == t) x[l] -= m_.kernel->omega()[l] * k.delay;  // falls behind by k.delay seconds
     }
-    const double mid = 0.5 * (t + end);  // safely inside the segment's intervals
+    m_.kernel->set_paused(std::move(paused));
     m_.kernel->set_intervals(noise_interval_ > 0 ? static_cast<std::int64_t>(std::floor(mid / noise_interval_)) : 0,
                              delay_interval_ > 0 ? static_cast<std::int64_t>(std::floor(mid / delay_interval_)) : 0);
     sys_.last_derivative = nullptr;
@@ -186,9 +194,9 @@ private:
       // The delayed image of this segment; its ends are exactly the kick times it starts or ends at.
       const double tau = cfg_.delay.mean;
       double lo = t - tau, hi = end - tau;
-      for (const Kick& k : kicks_) {
-        if (k.time + tau == t) lo = k.time;
-        if (k.time + tau == end) hi = k.time;
+      for (const double at : kinks_) {
+        if (at + tau == t) lo = at;
+        if (at + tau == end) hi = at;
       }
       m_.history->set_window(lo, hi);
     }
@@ -371,7 +379,9 @@ private:
   double noise_interval_ = 0;  // 0: no noise
   double delay_interval_ = 0;  // 0: no jitter
   std::vector<Kick> kicks_;
-  std::vector<double> breaks_;  // kick times, and kick times + delay
+  std::vector<double> kinks_;   // where the right-hand side jumps: kick times, and `wait`'s pause ends
+  bool pause_ = false;          // kicks pause (`wait`) rather than move a phase back
+  std::vector<double> breaks_;  // kinks, and kinks + a constant delay
   std::int64_t steps_ = 0;
   std::int64_t rejected_ = 0;
   double start_wall_ = 0;

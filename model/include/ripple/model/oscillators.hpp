@@ -23,15 +23,21 @@ std::vector<double> read_phase_file(const std::string& path, std::int64_t n);
 double coupling_strength(const SimConfig& c, const Topology& t);
 
 // `wait`'s default steepness in units of 1 / mean period: the hold goes from nothing to a full stop
-// while a process gets 1/100 of a mean period further ahead. Why so steep: each hop of an idle wave
-// may start up to 1/v_p later than with an instant stop (docs/model.md), and v_p = beta kappa / T
-// (2 / T on a chain) moved a wave 0.69 ranks per iteration (20 / T: 0.91), not the one rank of a
-// real run; 100 / T keeps it at one rank per iteration over 10 hops.
+// over the last 1/100 of a mean period before the iteration's end. Why so steep: a process held
+// at the ramp's start slows down before its partner's message is due, and each hop of an idle wave
+// may end up to 1/v_p later than with an instant stop (docs/model.md); 100 / T keeps that within
+// 1 % of a period per hop.
 inline constexpr double kWaitStrengthPerPeriod = 100.0;
 
-// Delta_i of the `wait` potential: one period plus oscillator i's communication part, in radians,
-// 2 pi (1 + t_comm,i / (t_comp,i + t_comm,i)).
-double wait_threshold(const SimConfig& c, std::int64_t i);
+// Where `wait`'s full stop lies: this fraction of the ramp's width before the iteration's end.
+// Phases are integrated with an error of up to rtol |theta|, and a held process that crept across
+// the end would record its iteration's end at the start of its wait instead of at its end; 1/8 of
+// the ramp (2 pi / 800 rad by default) is far above that error and costs T / 800 per hold.
+inline constexpr double kWaitStopBefore = 0.125;
+
+// The `wait` potential's post point of oscillator i: the phase within an iteration (radians) at
+// which its compute part ends and it posts its messages, 2 pi t_comp,i / (t_comp,i + t_comm,i).
+double wait_post_phase(const SimConfig& c, std::int64_t i);
 
 // Local noise zeta_i(t): constant on each noise interval k. An oscillator that needs X * amplitude
 // periods of extra time runs at omega / (1 + amplitude X), X >= 0 with mean 1, so

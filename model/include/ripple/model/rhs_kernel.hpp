@@ -47,6 +47,11 @@ public:
     delay_interval_ = delay;
   }
 
+  // `wait` only: the local rows a kick pauses over the next evaluations (WaitKernel::set_paused).
+  void set_paused(std::vector<std::uint32_t> rows) {
+    if (wait_) wait_->set_paused(std::move(rows));
+  }
+
   // Chain-like blocks in chunks that overlap tanh with the streams (chosen by the working set's size;
   // tests force either way, which must give the same bits).
   void set_interleave(bool on) { interleave_ = on; }
