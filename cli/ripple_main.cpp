@@ -25,6 +25,10 @@ constexpr Subcommand kSubcommands[] = {
     {"waves", "idle waves in a trace, a simulation or a proxy app's timings: table, sources, speed, decay",
      &ripple::analysis::waves_main},
     {"compare", "a traced run against the max-plus timeline model and the oscillator model", &ripple::analysis::compare_main},
+    {"cxl", "seed 003's model: what moving receive buffers to a CXL.mem pool would gain, per call site and tag",
+     &ripple::analysis::cxl_main},
+    {"calibrate", "measure this node for `ripple cxl`: MPI, memory, atomics, bandwidths; writes machine.toml",
+     &ripple::analysis::calibrate_main},
     {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r)",
      &ripple::analysis::plot_main},
 };

@@ -8,5 +8,9 @@ int waves_main(int argc, char** argv);
 int compare_main(int argc, char** argv);
 // `ripple plot waves|sim INPUT -o FILE.png|svg|pdf [--view ...]`
 int plot_main(int argc, char** argv);
+// `ripple cxl TRACE.h5 --machine machine.toml [--capacity BYTES] [--json F]`
+int cxl_main(int argc, char** argv);
+// `ripple calibrate [-o machine.toml] [--set KEY=VALUE]` (analysis/mpi: it runs the MPI ping-pong)
+int calibrate_main(int argc, char** argv);
 
 }  // namespace ripple::analysis
