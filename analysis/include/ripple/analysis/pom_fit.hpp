@@ -4,9 +4,9 @@
 // t_comm (medians of its iterations' compute and wait, what was injected left out), the protocol
 // (most messages' size against the eager limit: beta 1 or 2), kappa by the paper's rule (the sum of
 // the stencil's distances, or the longest where a rank's requests of an iteration complete in one
-// wait), a kick at every injected delay (at the end of the rank's compute in that iteration), noise
-// from the compute residuals, and iteration crossings on. MPI-free: compare.cpp runs it through a
-// runner the command gives it.
+// wait), a kick at every injected delay (in the middle of the rank's compute in that iteration),
+// noise from the compute residuals, and iteration crossings on; `wait` its own t_comm and tau.
+// MPI-free: compare.cpp runs it through a runner the command gives it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,7 +31,14 @@ struct PomFit {
   };
   std::vector<Kick> kicks;
   double noise_amplitude = 0;  // mean extra compute per period, relative
-  int iterations = 0;          // timed iterations to simulate
+  // `wait`: its t_comm is each rank's own communication cost, what its calls cost when they need
+  // not wait (the max-plus model's call costs, medians; at least 1 % of t_comp), and its tau the
+  // latency of a message (the median alpha + beta m). The traced wait is not a rank's own: a rank
+  // whose partner is slower waits out the difference every iteration, and its t_comp + t_comm
+  // would make it run slower on its own.
+  std::vector<double> own_comm;
+  double latency = 0;
+  int iterations = 0;  // timed iterations to simulate
   [[nodiscard]] double kappa() const { return one_wait ? kappa_max : kappa_sum; }
   [[nodiscard]] double period() const;  // mean of t_comp + t_comm
   // The paper's coupling v_p = beta kappa / T.
