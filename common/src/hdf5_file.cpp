@@ -163,9 +163,18 @@ void require_regular_file(const std::string& path) {
                                                         : "special file"));
 }
 
+namespace {
+// An attribute that is absent (a foreign file) or whose object's header cannot be read (a damaged
+// one: HDF5 fails instead of saying no).
+void require_attribute(hid_t obj, const char* name, const std::string& path) {
+  const htri_t exists = H5Aexists(obj, name);
+  if (exists < 0) throw InputError(fmt::format("{}: attribute '{}' cannot be read: the file is damaged", path, name));
+  if (exists == 0) throw InputError(fmt::format("{}: attribute '{}' is missing: not a Ripple file of this kind", path, name));
+}
+}  // namespace
+
 std::string read_string_attribute(hid_t obj, const char* name, const std::string& path) {
-  if (H5Aexists(obj, name) <= 0)
-    throw InputError(fmt::format("{}: attribute '{}' is missing: not a Ripple file of this kind", path, name));
+  require_attribute(obj, name, path);
   H5Id attr(attribute_call(H5Aopen(obj, name, H5P_DEFAULT), path, name));
   H5Id type(attribute_call(H5Aget_type(attr.get()), path, name));
   H5Id space(attribute_call(H5Aget_space(attr.get()), path, name));
@@ -188,7 +197,7 @@ std::string read_string_attribute(hid_t obj, const char* name, const std::string
 }
 
 std::int64_t read_int_attribute(hid_t obj, const char* name, const std::string& path) {
-  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing", path, name));
+  require_attribute(obj, name, path);
   H5Id attr(attribute_call(H5Aopen(obj, name, H5P_DEFAULT), path, name));
   H5Id type(attribute_call(H5Aget_type(attr.get()), path, name));
   H5Id space(attribute_call(H5Aget_space(attr.get()), path, name));

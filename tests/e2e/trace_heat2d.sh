@@ -119,6 +119,20 @@ for r in d["per_rank"]:
     assert r["calls"]["completion"]["count"] == 2 * 102 and r["calls"]["completion"]["time"] == 0
 PY
 "$RIPPLE_BIN" trace info heat.h5 > info.txt && grep -q "MPI_Waitall" info.txt && pass "trace info table" || fail "trace info table"
+# The sources one per line, a status shared by several counters said once (the JSON is in --json).
+"$RIPPLE_BIN" trace info heat.h5 --json > info.json && /usr/bin/python3 - <<'PY' && pass "trace info: sources one per line, shared statuses once" || fail "trace info sources: $(sed -n 2,12p info.txt)"
+import json
+sources = json.load(open("info.json"))["sources"]
+text = open("info.txt").read().split("\n\n")[0].splitlines()
+assert text[1] == "sources:" and not any(line.startswith("sources: {") for line in text), text
+for name, value in sources.items():
+    assert any(line.split()[:1] == [name] for line in text[2:]), (name, text)
+counters = sources.get("counters", {})
+for status in set(counters.values()):
+    names = [k for k, v in counters.items() if v == status]
+    assert sum(1 for line in text if line.rstrip().endswith(": " + status)) == 1, (status, text)
+    assert any(", ".join(names) in line or len(names) == 1 for line in text), (names, text)
+PY
 
 # hpcg on 2 ranks (2x1x1, one neighbour): every CG iteration exchanges halos 11 times (the SpMV of
 # CG; in the V-cycle pre-smoothing, residual SpMV and post-smoothing on 3 levels and one smoothing on

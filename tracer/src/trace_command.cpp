@@ -28,6 +28,7 @@
 #include "ripple/common/index_list.hpp"
 #include "ripple/common/pcontrol.hpp"
 #include "ripple/trace/trace_reader.hpp"
+#include "sources_text.hpp"
 
 namespace ripple::trace {
 namespace {
@@ -152,7 +153,7 @@ int info(const std::string& path, bool json) {
   // A recovered rank's losses may be unknown (-1): the total is then unknown too (-1 in JSON), and
   // the text gives the known part.
   std::int64_t lost = 0;
-  bool lost_unknown = false;
+  bool lost_unknown = t.lost_events() < 0;
   for (const auto l : t.rank_lost()) {
     if (l < 0)
       lost_unknown = true;
@@ -200,10 +201,13 @@ int info(const std::string& path, bool json) {
     return 0;
   }
   const std::string no_time = untimed == 0 ? "" : fmt::format(", {} without a known time", untimed);
-  const std::string lost_text =
-      lost_unknown ? fmt::format("{} lost, and an unknown number on some ranks", lost) : fmt::format("{} lost", lost);
-  std::printf("%s: %d ranks on %d node(s), %lld events (%s%s), %.6f s\nsources: %s\n\n", path.c_str(), t.ranks(), t.nodes(),
-              static_cast<long long>(t.event_count()), lost_text.c_str(), no_time.c_str(), duration, t.sources().c_str());
+  const std::string lost_text = !lost_unknown ? fmt::format("{} lost", lost)
+                                : lost > 0    ? fmt::format("{} lost, and an unknown number more", lost)
+                                              : "an unknown number lost";
+  std::printf("%s%s: %d ranks on %d node(s), %lld events (%s%s), %.6f s\n", path.c_str(),
+              t.recovered().empty() ? "" : " (recovered from the spools of a run that did not reach MPI_Finalize)", t.ranks(),
+              t.nodes(), static_cast<long long>(t.event_count()), lost_text.c_str(), no_time.c_str(), duration);
+  std::printf("%s\n", sources_text(t.sources()).c_str());
   for (const auto& [sources, ranks] : differing_sources(t))
     std::printf("sources of rank%s %s (not as rank 0's): %s\n\n", ranks.size() > 1 ? "s" : "", index_list(ranks).c_str(),
                 sources.c_str());

@@ -236,6 +236,9 @@ TraceReader::TraceReader(const std::string& path, bool load_tables) : path_(path
   sources_ = read_string_attribute(file.get(), schema::kSourcesAttr, path);
   if (!is_json_object(sources_))  // `info --json` passes it on inside its own output
     throw InputError(fmt::format("{}: the attribute {} is not a JSON object (damaged?)", path, schema::kSourcesAttr));
+  if (H5Aexists(file.get(), schema::kRecoveredAttr) > 0)
+    recovered_ = read_string_attribute(file.get(), schema::kRecoveredAttr, path);
+  lost_events_ = read_int_attribute(file.get(), schema::kLostEventsAttr, path);
   std::stringstream names(read_string_attribute(file.get(), schema::kCallNamesAttr, path));
   for (std::string line; std::getline(names, line);) {
     if (line.size() > kMaxCallName)

@@ -34,6 +34,11 @@ public:
   [[nodiscard]] const std::vector<std::int64_t>& rank_offsets() const { return offset_; }
   [[nodiscard]] const std::vector<std::int64_t>& rank_counts() const { return count_; }
   [[nodiscard]] const std::vector<std::int64_t>& rank_lost() const { return lost_; }
+  // The whole run's lost events (the root attribute): -1 where unknown, as in a recovered trace,
+  // whose ranks lost what they recorded after their last spool flush.
+  [[nodiscard]] std::int64_t lost_events() const { return lost_events_; }
+  // How `ripple trace recover` rebuilt the file, or "" for a trace written at MPI_Finalize.
+  [[nodiscard]] const std::string& recovered() const { return recovered_; }
   // What each rank recorded but the file lacks, beyond its lost events (-1: unknown, as in recovered
   // traces, or not recorded by the writer of this file).
   struct Losses {
@@ -76,6 +81,8 @@ private:
   std::string path_;
   std::int64_t event_count_ = 0, sample_count_ = 0;
   std::vector<std::int64_t> offset_, count_, lost_;
+  std::int64_t lost_events_ = 0;
+  std::string recovered_;
   std::vector<Losses> losses_;
   std::vector<Event> events_;
   std::vector<Placement> placement_;
