@@ -31,4 +31,18 @@ run_np 1 trace -o edge.h5 --buffer-mib 0.0009765625 --flush-seconds 1e-6 --sampl
   ./show.sh -o mine.h5 --samples x > edge.txt 2>&1 || fail "a run at the ranges' edges: $(cat edge.txt)"
 [ "$(cat args.txt)" = "-o mine.h5 --samples x" ] && ! grep -q "settings ignored" edge.txt \
   && pass "options after -- are the program's; the ranges' edges taken as given" || fail "edges: $(cat args.txt edge.txt)"
+
+# A program that never initialises MPI: rank 0 says once that no trace was written, the exit code
+# is the program's (before: exit 0, not a word, no file), with coreutils' echo (which closes stderr
+# in its own exit handler) and bash exiting 3.
+rc=0; run_np 2 trace -o none.h5 -- /bin/echo hi > none.txt 2>&1 || rc=$?
+[ "$rc" -eq 0 ] && [ ! -e none.h5 ] && [ "$(grep -c 'ripple trace: the program never initialised MPI (no MPI_Init): no trace written to .*none.h5' none.txt)" -eq 1 ] \
+  && pass "a program without MPI_Init: said once, exit 0 kept" || fail "a program without MPI_Init (rc $rc): $(cat none.txt)"
+rc=0; run_np 2 trace -o none3.h5 -- /bin/bash -c 'exit 3' > none3.txt 2>&1 || rc=$?
+[ "$rc" -eq 3 ] && grep -q "never initialised MPI" none3.txt \
+  && pass "a program without MPI_Init exiting 3: said, exit 3 kept" || fail "without MPI_Init, exit 3 (rc $rc): $(cat none3.txt)"
+# A wrapper that runs the MPI program as its child: the child's trace, no such word.
+printf '#!/bin/bash\n"$@"\n' > wrap.sh && chmod +x wrap.sh
+run_np 2 trace -o wrapped.h5 -- ./wrap.sh "$RING_BIN" --iterations 3 > wrapped.txt 2>&1 && [ -e wrapped.h5 ] && ! grep -q "never initialised" wrapped.txt \
+  && pass "a wrapper whose child traces MPI: no word" || fail "wrapper: $(cat wrapped.txt)"
 finish

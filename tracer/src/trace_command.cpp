@@ -81,6 +81,7 @@ int launch(const std::string& output, double buffer_mib, double flush_seconds, c
   if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') preload += std::string(":") + old;
   ::setenv("LD_PRELOAD", preload.c_str(), 1);
   ::setenv("RIPPLE_TRACE_OUTPUT", out.c_str(), 1);
+  ::setenv("RIPPLE_TRACE_PID", std::to_string(::getpid()).c_str(), 1);  // execvp keeps it: untraced_exit.cpp
   ::setenv("RIPPLE_TRACE_BUFFER_MIB", fmt::format("{}", buffer_mib).c_str(), 1);
   ::setenv("RIPPLE_TRACE_FLUSH_SECONDS", fmt::format("{}", flush_seconds).c_str(), 1);
   ::setenv("RIPPLE_TRACE_SAMPLES", sampling.event.c_str(), 1);
