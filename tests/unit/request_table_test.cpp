@@ -74,6 +74,34 @@ TEST(RequestTable, MatchesAListThroughCollisionsAndDeletions) {
   }
 }
 
+// One call's requests (MPI_Waitall's array): the nth use of a handle in a round is its nth oldest
+// entry; a new round starts again from the oldest; an entry erased during a round is skipped.
+TEST(RequestTable, ARoundGivesEachEntryOfAHandleOnceInOrder) {
+  RequestTable t(1 << 12);
+  const std::uintptr_t shared = 0x7f1604f07cc0, single = 0x2000;
+  for (std::int64_t id = 0; id < 1000; ++id) ASSERT_TRUE(t.insert(request(shared, id)));
+  ASSERT_TRUE(t.insert(request(single, 5000)));
+  t.new_round();
+  for (std::int64_t id = 0; id < 1000; ++id) {
+    ASSERT_EQ(t.next_in_round(shared)->id, id);
+    if (id == 500) {
+      EXPECT_EQ(t.next_in_round(single)->id, 5000);
+      EXPECT_EQ(t.next_in_round(single), nullptr);  // given once
+    }
+  }
+  EXPECT_EQ(t.next_in_round(shared), nullptr);
+  t.new_round();
+  EXPECT_EQ(t.next_in_round(shared)->id, 0);
+  t.erase_if(shared, 0);  // the one just given completes
+  t.erase_if(shared, 2);
+  EXPECT_EQ(t.next_in_round(shared)->id, 1);
+  EXPECT_EQ(t.next_in_round(shared)->id, 3);
+  EXPECT_EQ(t.next_in_round(0x3000), nullptr);    // unknown
+  for (int k = 0; k < 997; ++k) t.erase(shared);  // the oldest each time: 998 were left
+  EXPECT_EQ(t.size(), 2u);                        // id 999 and the single one
+  EXPECT_EQ(t.find(shared)->id, 999);
+}
+
 TEST(RequestTable, AFullTableRefusesAndCounts) {
   RequestTable t(16);  // room for 11 (three quarters, less one)
   int taken = 0;

@@ -37,6 +37,7 @@ using detail::State;
 namespace ripple::trace {
 
 namespace detail {
+void close_stderr_copy();  // untraced_exit.cpp
 State* g_state = nullptr;
 Recording g_recording;
 RIPPLE_TLS constinit thread_local int t_depth = 0;
@@ -313,6 +314,7 @@ void start(Call init_call, const void* call_site) {
 
   s->messages.reserve(64);
   g_state = s;
+  detail::close_stderr_copy();  // untraced_exit.cpp: MPI_Init ran
 
   // The spool: one file per rank in <output>.spool/, with a header, then blocks of encoded events.
   // Rank 0 makes the directory, with a file named for this run in it: a rank that does not see that
@@ -680,15 +682,16 @@ void Scope::snapshot(const MPI_Request* requests, int count) {
   }
   State& s = *g_state;
   const Guard guard(s);
+  s.requests.new_round();
   for (int k = 0; k < count; ++k) {
     t_handles[static_cast<std::size_t>(k)] = requests[k];
     const auto handle = reinterpret_cast<std::uintptr_t>(requests[k]);
-    const detail::RequestInfo* info = requests[k] == MPI_REQUEST_NULL ? nullptr : s.requests.find(handle);
-    // A handle that stands for several requests (request_table.hpp): its nth use here is its nth oldest.
-    if (info != nullptr && s.requests.find(handle, 1) != nullptr) {
-      int nth = 0;
-      for (int j = 0; j < k; ++j) nth += requests[j] == requests[k] ? 1 : 0;
-      info = s.requests.find(handle, nth);
+    // A handle that stands for several requests (request_table.hpp): its nth use here is its nth
+    // oldest (a handle given more often than it has entries: its oldest).
+    const detail::RequestInfo* info = nullptr;
+    if (requests[k] != MPI_REQUEST_NULL) {
+      info = s.requests.next_in_round(handle);
+      if (info == nullptr) info = s.requests.find(handle);
     }
     t_infos[static_cast<std::size_t>(k)] = info != nullptr ? *info : detail::RequestInfo{};
   }

@@ -17,6 +17,7 @@
 
 namespace ripple::trace::detail {
 extern State* g_state;
+void close_stderr_copy();
 }  // namespace ripple::trace::detail
 
 namespace {
@@ -49,3 +50,9 @@ bool fresh(const std::string& path) {
 }
 
 }  // namespace
+
+// MPI_Init ran: nothing to say at exit, and a traced run leaves no descriptor an untraced one does not.
+void ripple::trace::detail::close_stderr_copy() {
+  if (g_stderr >= 0) ::close(g_stderr);
+  g_stderr = -1;
+}
