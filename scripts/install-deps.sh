@@ -7,7 +7,7 @@ packages=(
   libboost-dev libtomlplusplus-dev libcli11-dev libfmt-dev librandom123-dev libmetis-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libhwloc-dev libpapi-dev
   clang-format python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
-  slurmctld slurmd slurm-client munge
+  slurmctld slurmd slurm-client munge lmod
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -20,6 +20,7 @@
 #include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/install_layout.hpp"
 #include "ripple/common/text_file.hpp"
 
 namespace ripple::analysis {
@@ -30,9 +31,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The directory holding the ripple_plots package: $RIPPLE_PLOTS_DIR, else the source tree's.
+// The directory holding the ripple_plots package: $RIPPLE_PLOTS_DIR, else the installation's (beside
+// this bin/, wherever the prefix was moved), else the source tree's.
 std::string plots_dir() {
   if (const char* env = std::getenv("RIPPLE_PLOTS_DIR"); env != nullptr && *env != '\0') return env;
+  if (const fs::path dir = installed_dir(InstallDir::Python); !dir.empty()) {
+    std::error_code ec;
+    if (fs::exists(dir / "ripple_plots" / "__main__.py", ec)) return dir.string();
+  }
   return RIPPLE_PLOTS_SOURCE_DIR;
 }
 

@@ -26,6 +26,7 @@
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
 #include "ripple/common/index_list.hpp"
+#include "ripple/common/install_layout.hpp"
 #include "ripple/common/pcontrol.hpp"
 #include "ripple/trace/trace_reader.hpp"
 #include "sources_text.hpp"
@@ -35,15 +36,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// libripple-trace.so: $RIPPLE_TRACE_LIBRARY, else next to an installed ripple (../lib), else the
-// build tree's.
+// libripple-trace.so: $RIPPLE_TRACE_LIBRARY, else the installation's (lib/ beside this bin/, wherever
+// the prefix was moved), else the build tree's.
 std::string library_path() {
   if (const char* env = std::getenv("RIPPLE_TRACE_LIBRARY")) return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / "lib" / "libripple-trace.so";
-    if (fs::exists(installed)) return installed.string();
+  if (const fs::path lib = installed_dir(InstallDir::Lib); !lib.empty()) {
+    std::error_code ec;
+    if (fs::exists(lib / "libripple-trace.so", ec)) return (lib / "libripple-trace.so").string();
   }
   return RIPPLE_TRACE_BUILD_LIBRARY;
 }
