@@ -34,7 +34,8 @@ private:
 };
 
 struct KernelTimes {
-  double ddot = 0, waxpby = 0, spmv = 0, mg = 0;  // local work, fine level (mg: whole V-cycle)
+  double ddot = 0, waxpby = 0, spmv = 0, mg = 0;  // local work, fine level (mg: the whole V-cycle, its
+                                                  // own SpMVs and halo exchanges in it; spmv: CG's only)
   double allreduce = 0, halo = 0;                 // communication, all levels
 };
 
@@ -49,9 +50,11 @@ public:
   std::vector<double> cg(const std::vector<double>& b, std::vector<double>& x, int max_iterations,
                          const std::function<void(int)>& before_iteration = {});
   [[nodiscard]] const KernelTimes& times() const { return times_; }
+  void reset_times() { times_ = KernelTimes{}; }  // before the timed solve: warm-up solves not counted
 
   // The kernels, public for tests. Vectors have `columns` entries where a halo is read.
-  void spmv(int level, std::vector<double>& x, std::vector<double>& y);
+  // y = A x on a level; the kernel's time (not its halo exchange's) added to *seconds if given.
+  void spmv(int level, std::vector<double>& x, std::vector<double>& y, double* seconds);
   void symgs(int level, const std::vector<double>& r, std::vector<double>& x);
   void mg(int level, const std::vector<double>& r, std::vector<double>& x);
   double dot(const std::vector<double>& x, const std::vector<double>& y);

@@ -54,7 +54,23 @@ assert abs(med - 0.02) < 0.004, med
 assert abs(c1[20] - med - 0.01) < 0.005, c1[20] - med
 PY
 
-# 6. Bad input.
+# 6. The kernel times are the timed solve's, each part counted once (before: the warm-up solves'
+#    too, and the V-cycle's own fine-level SpMV in both MG and SpMV): their disjoint parts fit in
+#    its wall time. Iterations past the point where p.Ap reaches 0 are not run, and that is said.
+timeout 300 "$MPIEXEC" -np 2 --oversubscribe "$HPCG_BIN" --warmup 3 --iterations 1000 --json long.json > long.txt || fail "1000 iterations run"
+/usr/bin/python3 - long.json <<'PY' && grep -q "stopped after [0-9]* of the 1000 iterations asked for: p.Ap reached 0" long.txt \
+  && pass "kernel times within the timed solve; stopping early said: $(grep stopped long.txt)" || fail "kernel times or early stop: $(cat long.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["kernel_seconds"]
+assert k["DDOT"] + k["WAXPBY"] + k["SpMV"] + k["MG"] + k["allreduce"] <= d["seconds"], (k, d["seconds"])
+assert d["iterations_requested"] == 1000 and d["iterations"] < 1000 and d["stopped_early"].startswith("p.Ap reached 0"), d
+assert len(d["residual_history"]) == d["iterations"] + 1
+PY
+[ "$(field n1.json stopped_early)" = None ] && [ "$(field n1.json iterations_requested)" = 50 ] && pass "50 of 50: not stopped early" || fail "n1 stopped_early"
+"$HPCG_BIN" --help | grep -q -- "--warmup INT.*untimed warm-up solves" && pass "--warmup counts solves, and says so" || fail "--warmup help"
+
+# 7. Bad input.
 set +e; hpcg 2 --nx 15 > /dev/null 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] && grep -q "multiple of 8" err.txt && pass "odd nx: $(cat err.txt)" || fail "odd nx: rc=$rc $(cat err.txt)"
 finish
