@@ -72,7 +72,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   proxy::IterationTimes times;
   std::vector<double> warm;
   double compute_time = o.common.compute_time;
-  double last = 0, comm_before = 0, start = 0, injected = 0;
+  double last = 0, comm_before = 0, start = 0, injected = 0, longest = 0;
+  std::int64_t overruns = 0;
   const auto comm_seconds = [&] { return solver.times().halo + solver.times().allreduce; };
   const auto close_iteration = [&](bool timed) {
     double now = MPI_Wtime();
@@ -84,6 +85,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
       if (o.common.work == proxy::WorkMode::Sleep) {
         // Pad the kernels' own time to --compute-time; injected work comes on top of it.
         proxy::spend(proxy::WorkMode::Sleep, compute_time - (compute - injected));
+        overruns += compute - injected > compute_time ? 1 : 0;
+        longest = std::max(longest, compute - injected);
         now = MPI_Wtime();
         compute = now - last - c;
       }
@@ -115,6 +118,7 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
     close_iteration(solve == 0);
   }
   MPI_Pcontrol(kPcontrolLoopEnd);
+  if (o.common.work == proxy::WorkMode::Sleep) overruns = proxy::sleep_overruns(comm, overruns, longest, compute_time);
   const double now = MPI_Wtime();
   double seconds = now - start;
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
@@ -173,6 +177,7 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
        {"stopped_early", stopped.empty() ? "null" : proxy::json_string(stopped)},
        {"work", proxy::json_string(o.common.work_spec)},
        {"compute_time", proxy::json_number(compute_time)},
+       {"sleep_overruns", std::to_string(overruns)},
        {"warmup", std::to_string(o.common.warmup)},
        {"seconds", proxy::json_number(seconds)},
        {"gflops", proxy::json_number(gflops)},

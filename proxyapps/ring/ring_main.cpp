@@ -179,6 +179,7 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
                         {"bytes", std::to_string(o.bytes)},
                         {"work", proxy::json_string(o.common.work_spec)},
                         {"compute_time", proxy::json_number(loop.compute_time())},
+                        {"sleep_overruns", std::to_string(loop.sleep_overruns())},
                         {"iterations", std::to_string(o.common.iterations)},
                         {"warmup", std::to_string(o.common.warmup)},
                         {"seconds", proxy::json_number(loop.timed_seconds())},

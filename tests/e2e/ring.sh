@@ -19,6 +19,12 @@ done
 timeout 60 "$MPIEXEC" -np 3 --oversubscribe "$RING_BIN" --kernel triad --elements 100 --iterations 2 --output ring.h5 > /dev/null \
   && h5dump -H ring.h5 > ring.txt && grep -q "DATASPACE  SIMPLE { ( 3, 100 )" ring.txt && pass "--output writes the global result" \
   || fail "ring --output: $(cat ring.txt 2>/dev/null)"
+# --work sleep with a kernel that cannot fit the phase (10^6 slices in 1 us): every timed iteration of
+# every rank counted in the JSON, and one warning with the kernel's time (before: not a word).
+timeout 120 "$MPIEXEC" -np 2 --oversubscribe "$RING_BIN" --work sleep --compute-time 1e-6 --iterations 5 --json over.json > over.txt 2>&1 \
+  && [ "$(grep -c 'warning: --work sleep: the kernel itself took up to .* longer than the 1e-06 s compute phase, in 10 rank-iterations' over.txt)" -eq 1 ] \
+  && [ "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sleep_overruns"])' over.json)" = 10 ] \
+  && pass "a kernel longer than the sleep phase: counted and said once" || fail "sleep overruns: $(cat over.txt)"
 set +e; timeout 60 "$MPIEXEC" -np 2 --oversubscribe "$RING_BIN" --distances 0 > /dev/null 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "distances 0" err.txt && pass "bad distance rejected" || fail "bad distance: rc=$rc"
 set +e; timeout 60 "$MPIEXEC" -np 2 --oversubscribe "$RING_BIN" --bytes 4294967312 > /dev/null 2> err.txt; rc=$?; set -e

@@ -1,8 +1,11 @@
 #include "ripple/proxy/iteration_loop.hpp"
 
+#include <errno.h>  // program_invocation_short_name
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "ripple/common/mpi_util.hpp"
@@ -41,10 +44,24 @@ double inject(const CommonOptions& o, int rank, int iteration) {
   return seconds;
 }
 
+std::int64_t sleep_overruns(MPI_Comm comm, std::int64_t overruns, double longest, double compute_time) {
+  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &overruns, 1, MPI_INT64_T, MPI_SUM, comm));
+  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, comm));
+  if (overruns > 0 && comm_rank(comm) == 0)
+    std::fprintf(stderr,
+                 "%s: warning: --work sleep: the kernel itself took up to %.3g s, longer than the %.3g s compute phase, in %lld "
+                 "rank-iterations: their phases are the kernel's, not the emulated ones (a smaller kernel fits, e.g. "
+                 "ripple-ring --slices 1000)\n",
+                 program_invocation_short_name, longest, compute_time, static_cast<long long>(overruns));
+  return overruns;
+}
+
 IterationLoop::IterationLoop(MPI_Comm comm, const CommonOptions& options) : comm_(comm), o_(options), rank_(comm_rank(comm)) {}
 
 void IterationLoop::run(const std::function<void(int)>& compute, const std::function<void(int)>& communicate) {
   std::vector<double> warm;
+  std::int64_t overruns = 0;
+  double longest = 0;
   compute_time_ = o_.compute_time;
   RIPPLE_MPI_CHECK(MPI_Barrier(comm_));
   double start = MPI_Wtime();
@@ -63,7 +80,11 @@ void IterationLoop::run(const std::function<void(int)>& compute, const std::func
     const double t0 = MPI_Wtime();
     compute(it);
     const double kernel = MPI_Wtime() - t0;
-    if (it >= 0 && o_.work == WorkMode::Sleep) spend(WorkMode::Sleep, compute_time_ - kernel);
+    if (it >= 0 && o_.work == WorkMode::Sleep) {
+      spend(WorkMode::Sleep, compute_time_ - kernel);
+      overruns += kernel > compute_time_ ? 1 : 0;
+      longest = std::max(longest, kernel);
+    }
     if (it >= 0) inject(o_, rank_, it);
     const double t1 = MPI_Wtime();
     communicate(it);
@@ -79,6 +100,7 @@ void IterationLoop::run(const std::function<void(int)>& compute, const std::func
   MPI_Pcontrol(kPcontrolLoopEnd);
   timed_seconds_ = times_.end.empty() ? 0 : times_.end.back();
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &timed_seconds_, 1, MPI_DOUBLE, MPI_MAX, comm_));
+  if (o_.work == WorkMode::Sleep) overruns_ = proxy::sleep_overruns(comm_, overruns, longest, compute_time_);
 }
 
 }  // namespace ripple::proxy

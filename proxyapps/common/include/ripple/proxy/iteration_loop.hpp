@@ -3,6 +3,7 @@
 // delays and noise, sleep-mode work emulation, and per-iteration timings.
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -26,6 +27,11 @@ double inject(const CommonOptions& o, int rank, int iteration);
 // Spins (compute mode) or sleeps for `seconds`.
 void spend(WorkMode mode, double seconds);
 
+// Sleep mode's check, after the timed iterations: `overruns` of them on this rank had a kernel
+// longer than `compute_time` (the longest `longest` s). Collective; rank 0 warns once when any rank
+// had one. Returns the sum over ranks.
+std::int64_t sleep_overruns(MPI_Comm comm, std::int64_t overruns, double longest, double compute_time);
+
 class IterationLoop {
 public:
   IterationLoop(MPI_Comm comm, const CommonOptions& options);
@@ -38,6 +44,9 @@ public:
   [[nodiscard]] const IterationTimes& times() const { return times_; }
   [[nodiscard]] double compute_time() const { return compute_time_; }    // sleep mode: per phase
   [[nodiscard]] double timed_seconds() const { return timed_seconds_; }  // timed iterations, max over ranks
+  // Sleep mode: timed iterations, summed over ranks, whose kernel outlasted --compute-time (their
+  // phase is the kernel's, not the emulated one; rank 0 has warned once).
+  [[nodiscard]] std::int64_t sleep_overruns() const { return overruns_; }
 
 private:
   MPI_Comm comm_;
@@ -45,6 +54,7 @@ private:
   int rank_;
   double compute_time_ = 0;
   double timed_seconds_ = 0;
+  std::int64_t overruns_ = 0;
   IterationTimes times_;
 };
 
