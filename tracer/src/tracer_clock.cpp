@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string_view>
 
 #if defined(__x86_64__)
@@ -40,15 +41,21 @@ Reading read_both() {
   return best;
 }
 
-// Why the TSC cannot serve, or "" if it can.
+// Why the TSC cannot serve, or "" if it can. Invariant (CPUID: constant rate, running in every
+// C-state) and still offered by the kernel as a clocksource (it withdraws a TSC it found unstable or
+// unsynchronised between CPUs). Whichever clocksource the kernel uses (kvm-clock on many VMs, whose
+// TSC is invariant all the same), the map is re-anchored to CLOCK_MONOTONIC every 0.1 s; stamping
+// with clock_gettime instead cost 38 ns a reading there, against 16 ns for rdtsc.
 std::string tsc_unusable() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0 || (edx & (1u << 8)) == 0) return "the CPU reports no invariant TSC";
-  std::ifstream f("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  std::string source;
-  if (!(f >> source)) return "the kernel's clocksource is unknown";
-  if (source != "tsc") return "the kernel's clocksource is " + source + ", not tsc";
-  return "";
+  std::ifstream f("/sys/devices/system/clocksource/clocksource0/available_clocksource");
+  std::string sources;
+  if (!std::getline(f, sources)) return "the kernel's clocksources are unknown";
+  std::istringstream words(sources);
+  for (std::string w; words >> w;)
+    if (w == "tsc") return "";
+  return "the kernel does not offer the TSC as a clocksource (it found it unstable): " + sources;
 }
 #endif
 
@@ -68,7 +75,7 @@ std::string start_tracer_clock() {
   if (!(rate > 1e-11 && rate < 1e-8)) return fmt::format("CLOCK_MONOTONIC (implausible TSC rate {:g} s per tick)", rate);
   g_ticks.start(b.tick, b.ref, rate);
   g_use_ticks = true;
-  return fmt::format("TSC at {:.4f} GHz, mapped onto CLOCK_MONOTONIC and re-anchored to it every 0.1 s", 1e-9 / rate);
+  return fmt::format("TSC at {:.4f} GHz, invariant, mapped onto CLOCK_MONOTONIC and re-anchored to it every 0.1 s", 1e-9 / rate);
 #else
   return "CLOCK_MONOTONIC (no cycle counter on this architecture)";
 #endif

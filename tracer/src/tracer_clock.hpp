@@ -1,7 +1,7 @@
 #pragma once
 // The tracer's clock: seconds on CLOCK_MONOTONIC's scale, the clock the kernel stamps perf samples
 // with and the one offsets to rank 0 are measured on. Where the TSC is invariant and the kernel
-// itself derives CLOCK_MONOTONIC from it (clocksource "tsc"), events carry raw rdtsc readings and
+// still offers it as a clocksource (whichever it uses), events carry raw rdtsc readings and
 // a TickClock, re-anchored to CLOCK_MONOTONIC every 0.1 s by the flusher, maps them (tick_clock.hpp);
 // otherwise, or with RIPPLE_TRACE_CLOCK=monotonic, they carry clock_gettime's nanoseconds.
 #include <cstddef>
