@@ -176,7 +176,7 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
        {"iterations_requested", std::to_string(o.common.iterations)},
        {"stopped_early", stopped.empty() ? "null" : proxy::json_string(stopped)},
        {"work", proxy::json_string(o.common.work_spec)},
-       {"compute_time", proxy::json_number(compute_time)},
+       {"compute_time", proxy::sleep_phase_json(o.common, compute_time)},
        {"sleep_overruns", std::to_string(overruns)},
        {"warmup", std::to_string(o.common.warmup)},
        {"seconds", proxy::json_number(seconds)},

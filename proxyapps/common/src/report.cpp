@@ -63,6 +63,10 @@ std::string json_string(const std::string& s) {
 
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.17g}", v) : "null"; }
 
+std::string sleep_phase_json(const CommonOptions& o, double seconds) {
+  return o.work == WorkMode::Sleep ? json_number(seconds) : "null";
+}
+
 void write_summary(MPI_Comm comm, const std::string& path, const std::vector<std::pair<std::string, std::string>>& fields,
                    const IterationTimes& times) {
   const int ranks = comm_size(comm);

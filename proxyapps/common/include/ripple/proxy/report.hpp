@@ -44,5 +44,7 @@ void write_result_file(MPI_Comm comm, const std::string& path, const std::string
 // JSON helpers.
 std::string json_string(const std::string& s);
 std::string json_number(double v);
+// The JSON's compute_time: the sleep phase's seconds, or null under --work compute (none).
+std::string sleep_phase_json(const CommonOptions& o, double seconds);
 
 }  // namespace ripple::proxy
