@@ -31,7 +31,7 @@ constexpr Subcommand kSubcommands[] = {
      &ripple::analysis::calibrate_main},
     {"import", "`import mitos DIR -o trace.h5`: seed 003's Mitos/mitoshooks output as a Ripple trace",
      &ripple::analysis::import_main},
-    {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r)",
+    {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r), `plot cxl`",
      &ripple::analysis::plot_main},
 };
 

@@ -124,6 +124,15 @@ assert len(r["groups"]) == 1 and r["groups"][0]["tag"] == 3 and r["groups"][0]["
 assert r["total"]["samples"] == 4 and r["total"]["mpi_transfer_ns"] == 2 * (320 + 13), r["total"]
 PY
 
+# The figure (`ripple plot cxl`): per tag MPI vs CXL bars, one group per result, and the speed-ups.
+"$RIPPLE_BIN" plot cxl sim.json hooks.json --labels simulator,mitoshooks -o cxl.png > plot.txt 2>&1 \
+  && /usr/bin/python3 -c 'import sys; h = open("cxl.png", "rb").read(8); sys.exit(h != b"\x89PNG\r\n\x1a\n")' \
+  && pass "plot cxl: a PNG of two results" || fail "plot cxl: $(cat plot.txt)"
+one_error "plot cxl: --labels of another count" "names 1 results, but 2" plot cxl sim.json hooks.json --labels one -o x.png
+echo '{"schema": "ripple-waves", "schema_version": 1}' > waves.json
+one_error "plot cxl: not a ripple-cxl result" "not a ripple-cxl file" plot cxl waves.json -o x.png
+one_error "plot cxl: not JSON" "not JSON" plot cxl machine.toml -o x.png
+
 # Bad input.
 cp -r sim nocounters && rm nocounters/counters.csv
 one_error "import: a directory missing a file" "no counters.csv" import mitos nocounters -o x.h5
