@@ -1,6 +1,7 @@
 """Figures of `ripple cxl --json` results, like seed 003's Figs. 5, 7 and 8: per call-site tag, the
-modelled cost over MPI (transfer + load) beside the cost over CXL (transfer + load), one group of bars
-per result (a tile size, a machine), and the whole run's predicted speed-up per result."""
+modelled cost of one receive over MPI (transfer + load) beside its cost over CXL (transfer + load),
+one group of bars per result (a tile size, a machine), and the whole run's predicted speed-up per
+result. Per receive, so that runs of different lengths compare."""
 import numpy as np
 
 VIEWS = ("costs", "speedup")
@@ -20,26 +21,32 @@ def draw_costs(ax, results, labels):
     tags = sorted({g["tag"] for r in results for g in r["groups"]})
     width = 0.8 / (2 * max(1, len(tags)))
     scale, unit = 1e-3, "µs"
-    top = max((max(g["mpi_transfer_ns"] + matched(r, g, "mpi"), g["cxl_transfer_ns"] + matched(r, g, "cxl"))
-               for r in results for g in r["groups"]), default=0)
-    if top * scale > 5e3:
-        scale, unit = 1e-6, "ms"
+
+    def per_receive(gs, key):
+        n = sum(g["receives"] for g in gs)
+        return sum(key(g) for g in gs) / n if n else 0.0
+
+    top = 0.0
+    for r in results:
+        for tag in tags:
+            gs = [g for g in r["groups"] if g["tag"] == tag]
+            for kind in ("mpi", "cxl"):
+                top = max(top, per_receive(gs, lambda g: g[f"{kind}_transfer_ns"] + matched(r, g, kind)))
     for k, tag in enumerate(tags):
         for side, kind in enumerate(("mpi", "cxl")):
             x = np.arange(len(results)) - 0.4 + width * (2 * k + side + 0.5)
             trans, load = [], []
             for r in results:
-                # Several call sites of one tag add up.
-                gs = [g for g in r["groups"] if g["tag"] == tag]
-                trans.append(sum(g[f"{kind}_transfer_ns"] for g in gs) * scale)
-                load.append(sum(matched(r, g, kind) for g in gs) * scale)
+                gs = [g for g in r["groups"] if g["tag"] == tag]  # the tag's call sites together
+                trans.append(per_receive(gs, lambda g: g[f"{kind}_transfer_ns"]) * scale)
+                load.append(per_receive(gs, lambda g: matched(r, g, kind)) * scale)
             colour = f"C{k % 10}"
             hatch = "" if kind == "mpi" else "//"
             ax.bar(x, trans, width, color=colour, alpha=0.9, hatch=hatch, edgecolor="black", lw=0.5)
             ax.bar(x, load, width, bottom=trans, color=colour, alpha=0.35, hatch=hatch, edgecolor="black", lw=0.5)
     ax.set_xticks(np.arange(len(results)))
     ax.set_xticklabels(labels)
-    ax.set_ylabel(f"cost, all ranks [{unit}]")
+    ax.set_ylabel(f"cost per receive [{unit}]")
     ax.set_title("per tag: MPI (plain) vs CXL (hatched); transfer (dark) + load (light)", fontsize="medium")
     from matplotlib.patches import Patch
 
@@ -73,11 +80,11 @@ def figure(results, labels, view):
     notes = sorted({r["access"]["from"].split(" (")[0] for r in results} | {"weights: " + r["weights"]["from"].split(" (")[0]
                                                                            for r in results})
     if view == "all":
-        fig, (a, b) = plt.subplots(2, 1, figsize=(max(7, 1.6 * len(results) + 4), 8), height_ratios=(2, 1))
+        fig, (a, b) = plt.subplots(2, 1, figsize=(min(16, max(7, 1.1 * len(results) + 4)), 8), height_ratios=(2, 1))
         draw_costs(a, results, labels)
         draw_speedup(b, results, labels)
     else:
-        fig, a = plt.subplots(figsize=(max(7, 1.6 * len(results) + 4), 5))
+        fig, a = plt.subplots(figsize=(min(16, max(7, 1.1 * len(results) + 4)), 5))
         (draw_costs if view == "costs" else draw_speedup)(a, results, labels)
     fig.suptitle("seed 003's model: message-free communication through CXL.mem", fontsize="medium")
     fig.text(0.01, 0.005, "; ".join(notes), fontsize="x-small", color="dimgray")
