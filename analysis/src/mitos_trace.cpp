@@ -45,6 +45,16 @@ std::int32_t call_id(const std::string& name) {
 
 bool is_cache(int level) { return level >= 1 && level <= 4; }
 
+// The rank of a buffer [start, end) that holds addr (the lowest start wins), -1 if none: the buffers
+// that start at most `widest` bytes below it.
+int rank_by_address(const std::multimap<std::uint64_t, std::pair<std::uint64_t, int>>& buffers, std::uint64_t widest,
+                    std::uint64_t addr) {
+  auto it = buffers.lower_bound(addr > widest ? addr - widest : 0);
+  for (; it != buffers.end() && it->first <= addr; ++it)
+    if (addr < it->second.first) return it->second.second;
+  return -1;
+}
+
 }  // namespace
 
 trace::TraceContent build_mitos_trace(const MitosRecords& r, const std::string& command_line) {
@@ -109,6 +119,13 @@ trace::TraceContent build_mitos_trace(const MitosRecords& r, const std::string& 
   bool all_ranked = true;
   for (const MitosSample& s : r.samples) all_ranked = all_ranked && s.rank >= 0, pids.insert(s.pid);
   const bool by_pid = !all_ranked && static_cast<int>(pids.size()) == c.ranks;
+  std::multimap<std::uint64_t, std::pair<std::uint64_t, int>> buffers;  // start -> end, rank
+  std::uint64_t widest = 0;
+  for (const trace::Event& e : c.events)
+    if (e.extent > 0 && e.call != completion) {
+      buffers.emplace(e.buffer, std::pair(e.buffer + static_cast<std::uint64_t>(e.extent), e.rank));
+      widest = std::max(widest, static_cast<std::uint64_t>(e.extent));
+    }
   std::vector<trace::SampleRecord> samples;
   for (const MitosSample& s : r.samples) {
     trace::SampleRecord o;
@@ -123,13 +140,7 @@ trace::TraceContent build_mitos_trace(const MitosRecords& r, const std::string& 
     o.data_src = static_cast<std::uint64_t>(s.prefetch ? PERF_MEM_OP_PFETCH : PERF_MEM_OP_LOAD) << PERF_MEM_OP_SHIFT;
     o.rank = s.rank;
     if (o.rank < 0 && by_pid) o.rank = static_cast<int>(std::distance(pids.begin(), pids.find(s.pid)));
-    if (o.rank < 0)
-      for (const trace::Event& e : c.events)
-        if (e.extent > 0 && s.addr >= e.buffer && s.addr - e.buffer < static_cast<std::uint64_t>(e.extent) &&
-            e.call != completion) {
-          o.rank = e.rank;
-          break;
-        }
+    if (o.rank < 0) o.rank = rank_by_address(buffers, widest, s.addr);
     o.rank = std::clamp(o.rank, 0, c.ranks - 1);
     samples.push_back(o);
   }
