@@ -29,7 +29,9 @@ constexpr Subcommand kSubcommands[] = {
      &ripple::analysis::cxl_main},
     {"calibrate", "measure this node for `ripple cxl`: MPI, memory, atomics, bandwidths; writes machine.toml",
      &ripple::analysis::calibrate_main},
-    {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r)",
+    {"import", "`import mitos DIR -o trace.h5`: seed 003's Mitos/mitoshooks output as a Ripple trace",
+     &ripple::analysis::import_main},
+    {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r), `plot cxl`",
      &ripple::analysis::plot_main},
 };
 

@@ -84,6 +84,31 @@ Measurement pointer_chase_ns(std::size_t bytes, int repetitions) {
                                steps, repetitions));
 }
 
+// Puts this process on the CPU it runs on and the child on another one, as mpirun places two ranks.
+// A forked child inherits the parent's affinity: under mpirun's default binding to a core both
+// would share that core, and each round trip would be two trips through the scheduler (64-97 us on
+// the development VM, against about 0.1 us across cores). Returns the child's CPU, -1 if none other
+// is allowed (then they share, and the description says so).
+int place_apart(pid_t child, cpu_set_t& parent_before) {
+  sched_getaffinity(0, sizeof parent_before, &parent_before);
+  const int here = sched_getcpu();
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (here < 0 || cpus < 2) return -1;
+  cpu_set_t mine, other;
+  CPU_ZERO(&mine);
+  CPU_SET(here, &mine);
+  for (long c = 1; c < cpus; ++c) {  // the next CPU round from this one
+    const int cpu = static_cast<int>((here + c) % cpus);
+    CPU_ZERO(&other);
+    CPU_SET(cpu, &other);
+    if (sched_setaffinity(child, sizeof other, &other) == 0) {
+      sched_setaffinity(0, sizeof mine, &mine);
+      return cpu;
+    }
+  }
+  return -1;
+}
+
 Measurement atomic_round_trip_ns(int round_trips, int repetitions) {
   Mapping mem(4096, true);
   auto* flag = new (mem.p) std::atomic<std::int64_t>(0);
@@ -105,6 +130,8 @@ Measurement atomic_round_trip_ns(int round_trips, int repetitions) {
     }
     _exit(0);
   }
+  cpu_set_t before;
+  const int child_cpu = place_apart(child, before);
   std::vector<double> ns;
   std::int64_t k = 0;
   for (int r = 0; r < repetitions; ++r) {
@@ -117,9 +144,12 @@ Measurement atomic_round_trip_ns(int round_trips, int repetitions) {
   }
   int status = 0;
   waitpid(child, &status, 0);
-  return summarize(
-      ns, false,
-      fmt::format("flag ping-pong between two processes on shared memory, {} round trips, best of {}", round_trips, repetitions));
+  sched_setaffinity(0, sizeof before, &before);
+  return summarize(ns, false,
+                   fmt::format("flag ping-pong between two processes on shared memory, {} round trips, best of {}, {}",
+                               round_trips, repetitions,
+                               child_cpu >= 0 ? fmt::format("on two CPUs ({} and {})", sched_getcpu(), child_cpu)
+                                              : std::string("on one CPU (no other allowed): a scheduler's round trip")));
 }
 
 Measurement read_bandwidth(std::size_t bytes, int repetitions) {

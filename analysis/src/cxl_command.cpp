@@ -18,7 +18,7 @@ int cxl_main(int argc, char** argv) {
       "load samples that touch the buffer, re-costed by data source), the whole run's speed-up, and the\n"
       "buffers worth moving under a capacity.",
       "ripple cxl"};
-  std::string input, machine_path, json_path, match = "address";
+  std::string input, machine_path, json_path, match = "address", conventions = "auto";
   std::vector<std::string> sets;
   std::vector<double> weights;
   CxlOptions o;
@@ -33,6 +33,11 @@ int cxl_main(int argc, char** argv) {
                  "published tool) or window (after a completion, before the next receive)")
       ->capture_default_str()
       ->check(CLI::IsMember({"address", "window"}));
+  app.add_option("--conventions", conventions,
+                 "published: the published tool's (rate 1, MLAT = 64 L3_LDM/LD_INS, no first-access split); "
+                 "auto: published for imports of the Mitos simulator")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "ripple", "published"}));
   app.add_option("--weights", weights, "MBW,MLAT,CBW,CLAT,COMPUTE: category weights instead of the counters")
       ->delimiter(',')
       ->expected(5);
@@ -48,6 +53,9 @@ int cxl_main(int argc, char** argv) {
     for (const std::string& s : sets) m.set_from_text(s);
     if (!weights.empty()) o.weights = Weights{weights[0], weights[1], weights[2], weights[3], weights[4]};
     o.matching = match == "window" ? Matching::Window : Matching::Address;
+    o.conventions = conventions == "published" ? Conventions::Published
+                    : conventions == "ripple"  ? Conventions::Ripple
+                                               : Conventions::Auto;
     const CxlResult r = predict_cxl(read_cxl_run(input), m, o);
     std::fputs(cxl_text(r).c_str(), stdout);
     if (!json_path.empty()) write_text_file(json_path, cxl_json(r), "--json");

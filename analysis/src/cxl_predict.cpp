@@ -34,7 +34,9 @@ void choose_weights(const CxlRun& run, const Machine& m, const CxlOptions& o, Cx
     return;
   }
   if (run.counters_why.empty()) {
-    r.characterization = characterize(run.counters, m);
+    CounterTotals c = run.counters;
+    if (r.published) c.mlat_scale = 64;
+    r.characterization = characterize(c, m);
     r.weights = r.characterization->weights;
     r.weights_how = "the trace's counters";
     return;
@@ -85,8 +87,8 @@ void cost_access(const CxlRun& run, const Machine& m, const CxlOptions& o, CxlRe
     return;
   }
   r.access_how = "load samples matched to the receive buffers";
-  r.sample_rate = run.sample_rate;
-  r.rate_how = run.rate_how;
+  r.sample_rate = r.published ? 1 : run.sample_rate;
+  r.rate_how = r.published ? "1, the published tool's" : run.rate_how;
   const double ghz = m["CLOCK_GHZ"];
   if (ghz <= 0) throw InputError("CLOCK_GHZ must be > 0");
   std::map<int, std::vector<std::size_t>> by_rank;  // rank -> tracks
@@ -121,10 +123,10 @@ void cost_access(const CxlRun& run, const Machine& m, const CxlOptions& o, CxlRe
       is_first = seen.insert(key).second;
     }
     const bool in_window = k >= 0 && (after == rv.end() || s.time < run.receives[*after].t_post);
-    const Weights& w = is_first ? first : later;
+    const Weights& w = is_first && !r.published ? first : later;
     const double lat = s.cycles / ghz;
-    const double mpi = run.sample_rate * mpi_access_ns(w, lat, p);
-    const double cxl = run.sample_rate * cxl_access_ns(w, s.bracket, lat, p, o.unpack);
+    const double mpi = r.sample_rate * mpi_access_ns(w, lat, p);
+    const double cxl = r.sample_rate * cxl_access_ns(w, s.bracket, lat, p, o.unpack);
     CxlCosts& c = r.buffers[track->buffer].costs;
     c.mpi_access += mpi;
     c.cxl_access += cxl;
@@ -150,6 +152,7 @@ CxlResult predict_cxl(const CxlRun& run, const Machine& m, const CxlOptions& o) 
   r.unpack = o.unpack;
   r.machine = m;
   r.capacity = o.capacity;
+  r.published = o.conventions == Conventions::Published || (o.conventions == Conventions::Auto && run.conventions == "published");
   choose_weights(run, m, o, r);
   // Buffers and groups; transfer costs per receive.
   std::map<std::tuple<int, std::uint64_t, std::int64_t>, std::size_t> buffer_index;

@@ -21,7 +21,8 @@ nlohmann::json costs_json(const CxlCosts& c) {
           {"first_accesses", c.first_accesses}};
 }
 
-std::string ms(double ns) { return fmt::format("{:.3f}", ns * 1e-6); }
+// µs with 3 decimals: whole ns, the resolution of the transfer costs.
+std::string us(double ns) { return fmt::format("{:.3f}", ns * 1e-3); }
 
 }  // namespace
 
@@ -33,17 +34,18 @@ std::string cxl_text(const CxlResult& r) {
                      r.weights[0], r.weights[1], r.weights[2], r.weights[3], r.weights[4]);
   out += fmt::format("access: {}", r.access_how);
   out += r.access_how.rfind("load samples", 0) == 0 ? fmt::format("; rate {:.6g} ({})\n", r.sample_rate, r.rate_how) : "\n";
+  if (r.published) out += "conventions: the published tool's (rate 1, MLAT = 64 L3_LDM / LD_INS, no first-access split)\n";
   if (r.unpack < 1) out += fmt::format("unpack: {:.3g} of each load from CXL, the rest from DDR\n", r.unpack);
-  out += "\ncosts in ms, all ranks  (diff = MPI - CXL: > 0, CXL is faster)\n";
+  out += "\ncosts in us, all ranks  (diff = MPI - CXL: > 0, CXL is faster)\n";
   out += fmt::format("{:>18} {:>5} {:>8} {:>12} {:>11} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n", "call site", "tag",
                      "receives", "bytes", "MPI trans", "MPI load", "CXL trans", "CXL load", "MPI total", "CXL total", "diff",
                      "CXL load(w)");
   auto row = [&](const std::string& site, const std::string& tag, std::int64_t n, std::int64_t bytes, const CxlCosts& c) {
     const bool addr = mt == Matching::Address;
     out += fmt::format("{:>18} {:>5} {:>8} {:>12} {:>11} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n", site, tag, n, bytes,
-                       ms(c.mpi_transfer), ms(addr ? c.mpi_access : c.mpi_access_window), ms(c.cxl_transfer),
-                       ms(addr ? c.cxl_access : c.cxl_access_window), ms(c.mpi(mt)), ms(c.cxl(mt)), ms(c.mpi(mt) - c.cxl(mt)),
-                       ms(addr ? c.cxl_access_window : c.cxl_access));
+                       us(c.mpi_transfer), us(addr ? c.mpi_access : c.mpi_access_window), us(c.cxl_transfer),
+                       us(addr ? c.cxl_access : c.cxl_access_window), us(c.mpi(mt)), us(c.cxl(mt)), us(c.mpi(mt) - c.cxl(mt)),
+                       us(addr ? c.cxl_access_window : c.cxl_access));
   };
   std::int64_t n = 0, bytes = 0;
   for (const CxlGroup& g : r.groups) {
@@ -56,17 +58,17 @@ std::string cxl_text(const CxlResult& r) {
   out += fmt::format("\npredicted speed-up of the whole run with every receive through CXL: {:.4f}\n", r.speedup);
   out += "\nbuffers by benefit per byte (best first)\n";
   out += fmt::format("{:>5} {:>18} {:>10} {:>5} {:>8} {:>12} {:>12}\n", "rank", "address", "bytes", "tag", "receives",
-                     "benefit ms", "ns per byte");
+                     "benefit us", "ns per byte");
   const std::size_t shown = std::min<std::size_t>(r.buffers.size(), 20);
   for (std::size_t i = 0; i < shown; ++i) {
     const CxlBuffer& b = r.buffers[i];
     out += fmt::format("{:>5} {:>18} {:>10} {:>5} {:>8} {:>12} {:>12.4g}\n", b.rank, fmt::format("{:#x}", b.address), b.extent,
-                       b.tag, b.receives, ms(b.benefit(mt)), b.benefit(mt) / static_cast<double>(b.extent));
+                       b.tag, b.receives, us(b.benefit(mt)), b.benefit(mt) / static_cast<double>(b.extent));
   }
   if (shown < r.buffers.size()) out += fmt::format("... {} more in --json\n", r.buffers.size() - shown);
   if (r.plan)
-    out += fmt::format("\nbest set within {} bytes: {} buffers, {} bytes, saving {} ms{}\n", r.capacity, r.plan->chosen.size(),
-                       r.plan->bytes, ms(r.plan->benefit_ns), r.plan->exact ? "" : " (sizes rounded: near the best)");
+    out += fmt::format("\nbest set within {} bytes: {} buffers, {} bytes, saving {} us{}\n", r.capacity, r.plan->chosen.size(),
+                       r.plan->bytes, us(r.plan->benefit_ns), r.plan->exact ? "" : " (sizes rounded: near the best)");
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
   return out;
 }
@@ -79,6 +81,7 @@ std::string cxl_json(const CxlResult& r) {
   j["ranks"] = r.ranks;
   j["duration_s"] = r.duration;
   j["matching"] = matching_name(r.matching);
+  j["conventions"] = r.published ? "published" : "ripple";
   j["weights"] = {{"MBW", r.weights[0]},  {"MLAT", r.weights[1]},    {"CBW", r.weights[2]},
                   {"CLAT", r.weights[3]}, {"Compute", r.weights[4]}, {"from", r.weights_how}};
   if (r.characterization)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "ripple/analysis/call_kinds.hpp"
@@ -176,6 +177,10 @@ CxlRun read_cxl_run(const std::string& path) {
                          : fmt::format("{}: the trace has no receives to model", path));
   read_samples(reader, run);
   read_counters(reader, run);
+  const auto sources = nlohmann::json::parse(reader.sources(), nullptr, false);
+  if (sources.is_object() && sources.contains("import") && sources["import"].is_object() &&
+      sources["import"].value("conventions", "") == "published")
+    run.conventions = "published";
   if (run.counters_why.empty() && !run.samples.empty() && run.counters.loads > 0) {
     run.sample_rate = run.counters.loads / static_cast<double>(run.samples.size() + run.samples_unknown_source);
     run.rate_how = "PAPI_LD_INS / samples";

@@ -105,10 +105,12 @@ int plot_main(int argc, char** argv) {
       "               its speed fit (INPUT: a trace, a simulation with crossings, a proxy-app JSON summary,\n"
       "               or the JSON of `ripple waves --json`);\n"
       "  sim INPUT:   the lag timeline (phases against the slowest oscillator), the circle diagram, the\n"
-      "               potential timeline and the order parameter r(t) of a `ripple sim` file.",
+      "               potential timeline and the order parameter r(t) of a `ripple sim` file;\n"
+      "  cxl R.json...: per tag, MPI vs CXL transfer + load, and the predicted speed-up (docs/cxl.md).",
       "ripple plot"};
   app.require_subcommand(1);
-  std::string input, output, view = "all", iteration_call;
+  std::string input, output, view = "all", iteration_call, labels;
+  std::vector<std::string> cxl_inputs;
   WavesOptions o;
   CLI::App* waves = app.add_subcommand("waves", "idle-wave heatmap and arrival-per-hop figure");
   waves->add_option("input", input, "trace, simulation, proxy-app JSON, or waves JSON")->required();
@@ -130,6 +132,14 @@ int plot_main(int argc, char** argv) {
   cmp->add_option("--view", view, "all, heatmaps or lags")
       ->capture_default_str()
       ->check(CLI::IsMember({"all", "heatmaps", "lags"}));
+  CLI::App* cxl = app.add_subcommand(
+      "cxl", "ripple cxl --json results: per tag, MPI vs CXL transfer + load bars; the predicted speed-up per result");
+  cxl->add_option("input", cxl_inputs, "one or more `ripple cxl --json` results (e.g. one per tile size)")->required();
+  cxl->add_option("-o,--output", output, "figure file: .png, .svg or .pdf")->required();
+  cxl->add_option("--view", view, "all, costs or speedup")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"all", "costs", "speedup"}));
+  cxl->add_option("--labels", labels, "comma-separated, one per result (default: the file names)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -139,6 +149,15 @@ int plot_main(int argc, char** argv) {
     const std::string ext = fs::path(output).extension().string();
     if (ext != ".png" && ext != ".svg" && ext != ".pdf")
       throw InputError(fmt::format("-o {}: name a .png, .svg or .pdf file", output));
+    if (cxl->parsed()) {
+      std::vector<std::string> args = {"cxl"};
+      for (const std::string& in : cxl_inputs) {
+        require_regular_file(in);
+        args.push_back(in);
+      }
+      args.insert(args.end(), {"-o", output, "--view", view, "--labels", labels});
+      return run_python(args);
+    }
     require_regular_file(input);
     if (sim->parsed()) return run_python({"sim", input, "-o", output, "--view", view});
     if (cmp->parsed()) return run_python({"compare", input, "-o", output, "--view", view});

@@ -127,6 +127,23 @@ TEST_F(CxlTrace, FirstAccessAndWindow) {
   EXPECT_NEAR(g.mpi_access, 100 / 3.0 + 0.5 * 100 / 1.5 + 0.5 * 100 / 3.0, 1e-9);
 }
 
+// The published tool's conventions (a trace imported from the Mitos simulator asks for them in its
+// sources): rate 1 whatever the sampler's period, and no first-access split.
+TEST_F(CxlTrace, PublishedConventions) {
+  trace::TraceContent c = one_receive();
+  c.sample_status = "active: synthetic, period 4, prefetch known";
+  c.level_names = kLevels;
+  c.samples = {sample(3, 0x10000, 6, 240)};  // after the completion: a first access
+  const double later = 0.5 * 350 / 1.5 + 0.5 * 350 / 3.0, first = 350 / 3.0;
+  EXPECT_NEAR(run(c, {0, 0, 0, 0.5, 0.5}).total.cxl_access, 4 * first, 1e-9);  // Ripple's: rate 4, first access
+  c.sources = R"({"import": {"from": "mitos", "conventions": "published"}})";
+  const CxlResult r = run(c, {0, 0, 0, 0.5, 0.5});
+  EXPECT_TRUE(r.published);
+  EXPECT_EQ(r.sample_rate, 1);
+  EXPECT_NEAR(r.total.cxl_access, later, 1e-9);
+  EXPECT_EQ(r.total.first_accesses, 1);  // still counted, not costed apart
+}
+
 TEST_F(CxlTrace, WithoutSamplesOneLoadPerLine) {
   const CxlResult r = run(one_receive(), {0, 0, 0, 0, 1});
   EXPECT_NE(r.access_how.find("estimated from the bytes"), std::string::npos);

@@ -1,5 +1,6 @@
 """The one Python reader of Ripple's files: traces (schema ripple-trace), simulations (ripple-sim)
-and waves results (ripple-waves JSON). Each checks the schema and the versions it reads."""
+and waves results (ripple-waves JSON), CXL model results (ripple-cxl JSON). Each checks the schema
+and the versions it reads."""
 import json
 import tomllib
 
@@ -79,17 +80,29 @@ class Sim:
         return self.file["/iteration_end"][:] if "/iteration_end" in self.file else None
 
 
-def read_waves(path):
-    """A `ripple waves --json` result as a dict (docs/waves.md)."""
+def _read_json(path, schema, versions):
     with open(path) as f:
         try:
-            w = json.load(f)
+            r = json.load(f)
         except json.JSONDecodeError as e:
             raise FormatError(f"{path}: not JSON ({e})") from e
-    if not isinstance(w, dict):
-        raise FormatError(f"{path}: not a ripple-waves result")
-    _check(path, w.get("schema"), w.get("schema_version", 0), "ripple-waves", WAVES_VERSIONS)
-    return w
+    if not isinstance(r, dict):
+        raise FormatError(f"{path}: not a {schema} result")
+    _check(path, r.get("schema"), r.get("schema_version", 0), schema, versions)
+    return r
+
+
+def read_waves(path):
+    """A `ripple waves --json` result as a dict (docs/waves.md)."""
+    return _read_json(path, "ripple-waves", WAVES_VERSIONS)
+
+
+CXL_VERSIONS = (1, 1)
+
+
+def read_cxl(path):
+    """A `ripple cxl --json` result as a dict (docs/cxl.md)."""
+    return _read_json(path, "ripple-cxl", CXL_VERSIONS)
 
 
 def neighbours(config, n, i):

@@ -12,5 +12,7 @@ int plot_main(int argc, char** argv);
 int cxl_main(int argc, char** argv);
 // `ripple calibrate [-o machine.toml] [--set KEY=VALUE]` (analysis/mpi: it runs the MPI ping-pong)
 int calibrate_main(int argc, char** argv);
+// `ripple import mitos DIR -o trace.h5`
+int import_main(int argc, char** argv);
 
 }  // namespace ripple::analysis

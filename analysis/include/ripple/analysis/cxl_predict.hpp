@@ -15,12 +15,17 @@
 namespace ripple::analysis {
 
 enum class Matching { Address, Window };
+// Published: as the published tool (seed 003's runs of the Mitos simulator): rate 1, the MLAT metric
+// 64 · L3_LDM / LD_INS, every matched sample at the run's weights (no first-access split: samples are
+// assigned by address alone). Auto: published where the trace asks for it (cxl_run.hpp).
+enum class Conventions { Auto, Ripple, Published };
 
 struct CxlOptions {
   std::optional<Weights> weights;         // --weights: instead of the counters
   Matching matching = Matching::Address;  // which access figures drive the totals, speed-up and plan
   double unpack = 1;                      // fraction of a sample's load that is a CXL load
   std::int64_t capacity = -1;             // bytes; -1: no plan
+  Conventions conventions = Conventions::Auto;
 };
 
 // Costs in ns, summed over the receives of a group.
@@ -56,6 +61,7 @@ struct CxlResult {
   int ranks = 0;
   double duration = 0;
   Matching matching = Matching::Address;
+  bool published = false;  // the published tool's conventions (Conventions)
   Weights weights{};
   std::string weights_how;  // "counters", "--weights", "the machine file", or the fallback and why
   std::optional<Characterization> characterization;

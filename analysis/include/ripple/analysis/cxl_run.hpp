@@ -42,6 +42,9 @@ struct CxlRun {
   CounterTotals counters;
   std::string counters_why;  // empty: counters present; else why not
   std::int64_t receives_without_buffer = 0;
+  // "published": the trace asks for the published tool's conventions (an import of the Mitos
+  // simulator, whose published runs they reproduce); "ripple" otherwise.
+  std::string conventions = "ripple";
 };
 
 // Reads a Ripple trace. InputError (one line) for a trace without receives, or whose receives carry

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# `ripple import mitos` end to end: synthetic fixtures of both Mitos formats (mitoshooks, and the
+# simulator variant) become traces that `ripple trace info` accepts; a hand-made simulator run gives,
+# through `ripple cxl`, the per-tag costs computed by hand below (the published tool's conventions:
+# whole ns per call in the MPI transfer, samples by address alone, ns = cycles / CLOCK_GHZ, rate 1,
+# MLAT = 64 L3_LDM / LD_INS); bad input: one line, exit code 2 each.
+source "$(dirname "$0")/lib.sh"
+one_error() {  # one_error NAME PATTERN ARGS...: `ripple ARGS` exits 2 with one error line
+  local name=$1 pattern=$2; shift 2
+  local rc=0
+  "$RIPPLE_BIN" "$@" > out.txt 2> err.txt || rc=$?
+  if [ "$rc" -eq 2 ] && [ "$(grep -c '^ripple: error' err.txt)" -eq 1 ] && grep -q -- "$pattern" err.txt; then pass "$name"
+  else fail "$name: rc $rc: $(cat err.txt)"; fi
+}
+
+# The hand-made simulator run: 2 ranks, 1 s, two iterations; per rank and iteration an Irecv of tag 1
+# (125 x 8 B into 0x1000 + 0x1000 * rank) and of tag 2 (512 x 8 B into 0x10000 * (rank + 1)).
+/usr/bin/python3 - <<'PY'
+import os
+os.makedirs("sim", exist_ok=True)
+rows = []
+for rank in (0, 1):
+    peer = 1 - rank
+    rows.append(f"{rank};MPI_Init;0x400100;0;0.001;0;0;0;-1;0;-1;-1")
+    for k in (0, 1):
+        t = 0.1 + 0.4 * k
+        a, b = 0x1000 + 0x1000 * rank, 0x10000 * (rank + 1)
+        r = 10 * (k + 1)
+        rows += [f"{rank};MPI_Irecv;0x401a10;{t};{t + 0.001};{hex(a)};125;8;{peer};0;{r + 1};1",
+                 f"{rank};MPI_Irecv;0x401b20;{t + 0.002};{t + 0.003};{hex(b)};512;8;{peer};0;{r + 2};2",
+                 f"{rank};MPI_Isend;0x401c30;{t + 0.004};{t + 0.005};0x90000;125;8;{peer};0;{r + 3};1",
+                 f"{rank};MPI_Isend;0x401c40;{t + 0.006};{t + 0.007};0xa0000;512;8;{peer};0;{r + 4};2"]
+        rows += [f"{rank};MPI_Wait;0x401d50;{t + 0.01 * i};{t + 0.01 * i + 0.005};{r + i};0;0;-1;0;-1;-1" for i in (1, 2, 3, 4)]
+    rows.append(f"{rank};MPI_Finalize;0x400200;0.99;1.0;0;0;0;-1;0;-1;-1")
+open("sim/mpi_trace.csv", "w").write("\n".join(rows) + "\n")
+# time,addr,core,level,latency(cycles at 2 GHz),prefetched,pid,command,mshr; pid 100 is rank 0, 200 rank 1.
+open("sim/samples.csv", "w").write("""time,addr,core,level,latency,prefetched,pid,command,mshr
+0.2,0x1008,0,L1,20,false,100,heat,false
+0.25,0x1040,0,L2,40,true,100,heat,false
+0.3,0x1080,0,L3,120,false,100,heat,true
+0.35,0x10000,0,Mem,400,false,100,heat,false
+0.4,0x10100,0,L1,8,false,100,heat,false
+0.45,0x50000,0,Mem,400,false,100,heat,false
+0.2,0x2000,1,Mem,300,false,200,heat,false
+0.3,0x20040,1,L2,30,true,200,heat,false
+""")
+open("sim/counters.csv", "w").write("key,value\nPAPI_LD_INS,1000000000\nPAPI_L1_LDM,50000000\nPAPI_L3_LDM,1640625\nPAPI_TOT_CYC,2000000000\n")
+# The machine: seed 003's values, the cross-NUMA DDR case (CXL_LAT 154, atomics 210), a 2 GHz clock.
+keys = dict(MPI_RECV_LAT=320, MPI_RECV_BW=9.444e9, LOCAL_MEM_LAT=86, FAR_MEM_LAT=154, SHM_ATOMIC_LAT=191,
+            CXL_REMOTE_LAT=154, CXL_REMOTE_ATOMIC_LAT=210, L1_BW=200e9, L2_BW=52e9, MEM_BW=73e9, PEAK_MEM_BW=73e9,
+            CLOCK_GHZ=2, MBW_THR_L=0.03, MBW_THR_U=0.33, MLAT_THR_L=0.01, MLAT_THR_U=0.2, CBW_THR_L=0.1, CBW_THR_U=0.75,
+            CLAT_THR_L=0.05, CLAT_THR_U=0.5, LPF_LAT=1.5, LPF_BW=3, COMPUTE_MAX_WEIGHT=0.5, MIXED_MAX_WEIGHT=0.5,
+            MBW_DEMAND_HIT_FRACTION=0.875, CBW_DEMAND_HIT_FRACTION=0.875)
+open("machine.toml", "w").write("".join(f'[{k}]\nvalue = {float(v)!r}\nsource = "given"\nhow = "test"\nspread = 0.0\n\n' for k, v in keys.items()))
+PY
+"$RIPPLE_BIN" import mitos sim -o sim.h5 > import.txt 2>&1 && grep -q "Mitos simulator, 2 ranks" import.txt \
+  && pass "import: simulator run" || fail "import simulator: $(cat import.txt)"
+"$RIPPLE_BIN" trace info sim.h5 > info.txt 2>&1 && pass "trace info accepts the simulator import" || fail "trace info: $(cat info.txt)"
+"$RIPPLE_BIN" cxl sim.h5 --machine machine.toml --json sim.json > cxl.txt 2>&1 || fail "cxl on the import: $(cat cxl.txt)"
+# By hand. Counters: MLAT = 64 * 1640625 / 1e9 = 0.105, weight ((0.105 - 0.01) / 0.19)^2 = 0.25; MBW
+# (64 * 1640625 B/s / 73e9), CBW (64 * 5e7 / 52e9) and CLAT (0.05) are at or below their lower
+# thresholds: 0. Compute = 0.5 * (1 - 0.25) = 0.375; normalised MLAT 0.4, Compute 0.6.
+# A sample of lat ns costs over MPI lat (0.4 / 1.5 + 0.6 / 3) = 7/15 lat; over CXL (4/15) MLAT + 0.2
+# Compute with MLAT: hit lat, LFB lat + 68, miss 154; Compute: hit lat, LFB lat + 34, miss 154.
+# Tag 1: samples 10 ns demand hit, 20 ns prefetch hit, 60 ns LFB (mshr), 150 ns miss (rank 1):
+#   MPI access 240 * 7/15 = 112; CXL 70/15 + 140/15 + (4/15 128 + 0.2 94) + 154 * 7/15 = 138.8.
+#   Transfer, 4 receives of 1000 B: MPI 4 (320 + floor(105.88)) = 1700, CXL 4 * 420 = 1680.
+# Tag 2: 200 ns miss, 4 ns demand hit, 15 ns prefetch hit (rank 1): MPI 219 * 7/15 = 102.2; CXL
+#   154 * 7/15 + 28/15 + 7 = 80.7333...; transfer, 4 receives of 4096 B: MPI 4 (320 + floor(433.7))
+#   = 3012, CXL 1680. The sample at 0x50000 lies in no buffer.
+/usr/bin/python3 - <<'PY' && pass "cxl: the hand-computed per-tag costs" || fail "cxl per tag: $(cat cxl.txt)"
+import json
+r = json.load(open("sim.json"))
+assert r["conventions"] == "published", r["conventions"]
+assert abs(r["weights"]["MLAT"] - 0.4) < 1e-12 and abs(r["weights"]["Compute"] - 0.6) < 1e-12, r["weights"]
+want = {1: (1700, 112, 1680, 138.8), 2: (3012, 102.2, 1680, 80.7 + 1 / 30)}
+got = {g["tag"]: g for g in r["groups"]}
+assert sorted(got) == [1, 2], got.keys()
+for tag, (mt, ma, ct, ca) in want.items():
+    g = got[tag]
+    for k, v in (("mpi_transfer_ns", mt), ("mpi_access_ns", ma), ("cxl_transfer_ns", ct), ("cxl_access_ns", ca)):
+        assert abs(g[k] - v) < 1e-9, (tag, k, g[k], v)
+    assert g["receives"] == 4 and abs(g["diff_ns"] - (mt + ma - ct - ca)) < 1e-9, g
+saved = (1700 + 112 - 1680 - 138.8 + 3012 + 102.2 - 1680 - 80.7 - 1 / 30) * 1e-9 / 2
+assert abs(r["speedup"] - 1 / (1 - saved)) < 1e-12, r["speedup"]
+PY
+# The text says the same to its printed digits (ms, 3 decimals): tag 2's MPI total 3.114, CXL 1.761.
+grep -Eq "0x401b20 +2 +4 +16384 +3.012 +0.102 +1.680 +0.081 +3.114 +1.761 +1.353" cxl.txt \
+  && pass "cxl: the text table" || fail "cxl text: $(cat cxl.txt)"
+# Ripple's own conventions read the same counters as MLAT = L3_LDM / LD_INS (0.0016: weight 0).
+"$RIPPLE_BIN" cxl sim.h5 --machine machine.toml --conventions ripple --json ripple.json > /dev/null 2>&1
+/usr/bin/python3 -c 'import json; r = json.load(open("ripple.json")); assert r["conventions"] == "ripple" and r["weights"]["Compute"] == 1, r["weights"]' \
+  && pass "cxl: --conventions ripple" || fail "cxl --conventions ripple"
+
+# mitoshooks: Mitos's samples.csv with rank, the MPI records with a header, PAPI per rank, hwloc.
+/usr/bin/python3 - <<'PY'
+import os
+os.makedirs("hooks/data", exist_ok=True); os.makedirs("hooks/hwdata", exist_ok=True)
+open("hooks/hwdata/hwloc.xml", "w").write('<?xml version="1.0"?>\n<topology/>\n')
+h = "source,line,instruction,bytes,ip,variable,buffer_size,dims,xidx,yidx,zidx,pid,tid,time,addr,cpu,latency,level,hit_type,op_type,snoop_mode,tlb_access,numa,rank\n"
+rows = ["heat.c,10,mov,8,0x401000,??,0,0,0,0,0,100,100,2000000,0x1008,0,30,L1,Hit,Load,N/A,L1 hit,0,0",
+        "heat.c,11,mov,8,0x401004,??,0,0,0,0,0,100,100,2500000,0x1040,0,250,Local RAM,Hit,Load,N/A,L1 hit,0,0",
+        "heat.c,12,mov,8,0x401008,??,0,0,0,0,0,200,200,2600000,0x2000,1,90,LFB/MAB,Hit,Load,N/A,L1 hit,0,1",
+        "heat.c,13,mov,8,0x40100c,??,0,0,0,0,0,200,200,2700000,0x2040,1,60,L3,Hit,Load,N/A,L1 hit,0,1"]
+open("hooks/data/samples.csv", "w").write(h + "\n".join(rows) + "\n")
+m = ["rank,func,callsite,t_start,t_end,buf,count,datatype,dtype_size,peer,comm,request,tag"]
+for rank in (0, 1):
+    m += [f"{rank},MPI_Irecv,0x401a10,1000000,1001000,{hex(0x1000 * (rank + 1))},16,MPI_DOUBLE,8,{1 - rank},0,7,3",
+          f"{rank},MPI_Wait,0x401d50,1500000,1800000,0,1,MPI_DOUBLE,8,{1 - rank},0,7,3",
+          f"{rank},MPI_Finalize,0x400200,9000000,9100000,0,0,,0,-1,0,-1,-1"]
+open("hooks/data/mpi_trace.csv", "w").write("\n".join(m) + "\n")
+open("hooks/data/papi.csv", "w").write("rank,PAPI_LD_INS,PAPI_L1_LDM,PAPI_L3_LDM,PAPI_TOT_CYC,time\n0,4000,100,10,9000,0.009\n1,4000,100,10,9000,0.009\n")
+PY
+"$RIPPLE_BIN" import mitos hooks -o hooks.h5 > import2.txt 2>&1 && grep -q "Mitos mitoshooks, 2 ranks" import2.txt \
+  && pass "import: mitoshooks output" || fail "import mitoshooks: $(cat import2.txt)"
+"$RIPPLE_BIN" trace info hooks.h5 > info2.txt 2>&1 && pass "trace info accepts the mitoshooks import" || fail "trace info: $(cat info2.txt)"
+"$RIPPLE_BIN" cxl hooks.h5 --machine machine.toml --json hooks.json > cxl2.txt 2>&1 || fail "cxl on mitoshooks: $(cat cxl2.txt)"
+# Rate = PAPI_LD_INS / samples = 8000 / 4; every sample lies in a receive buffer of its rank.
+/usr/bin/python3 - <<'PY' && pass "cxl on the mitoshooks import" || fail "cxl mitoshooks: $(cat cxl2.txt)"
+import json
+r = json.load(open("hooks.json"))
+assert r["conventions"] == "ripple" and r["access"]["rate"] == 2000, r["access"]
+assert len(r["groups"]) == 1 and r["groups"][0]["tag"] == 3 and r["groups"][0]["receives"] == 2, r["groups"]
+assert r["total"]["samples"] == 4 and r["total"]["mpi_transfer_ns"] == 2 * (320 + 13), r["total"]
+PY
+
+# The figure (`ripple plot cxl`): per tag MPI vs CXL bars, one group per result, and the speed-ups.
+"$RIPPLE_BIN" plot cxl sim.json hooks.json --labels simulator,mitoshooks -o cxl.png > plot.txt 2>&1 \
+  && /usr/bin/python3 -c 'import sys; h = open("cxl.png", "rb").read(8); sys.exit(h != b"\x89PNG\r\n\x1a\n")' \
+  && pass "plot cxl: a PNG of two results" || fail "plot cxl: $(cat plot.txt)"
+one_error "plot cxl: --labels of another count" "names 1 results, but 2" plot cxl sim.json hooks.json --labels one -o x.png
+echo '{"schema": "ripple-waves", "schema_version": 1}' > waves.json
+one_error "plot cxl: not a ripple-cxl result" "not a ripple-cxl file" plot cxl waves.json -o x.png
+one_error "plot cxl: not JSON" "not JSON" plot cxl machine.toml -o x.png
+
+# Bad input.
+cp -r sim nocounters && rm nocounters/counters.csv
+one_error "import: a directory missing a file" "no counters.csv" import mitos nocounters -o x.h5
+cp -r hooks nohwloc && rm nohwloc/hwdata/hwloc.xml
+one_error "import: mitoshooks without hwloc.xml" "no hwdata/hwloc.xml" import mitos nohwloc -o x.h5
+one_error "import: not a Mitos directory" "neither mitoshooks output" import mitos . -o x.h5
+cp -r sim bad && printf '0;MPI_Irecv;zzz;1;2\n' >> bad/mpi_trace.csv && printf '0.5,0x1000,0,L9,20,false,100,heat,false\n0.5,0x1000\n' >> bad/samples.csv
+one_error "import: malformed rows counted and said" "3 malformed rows left out, the rest imported" import mitos bad -o bad.h5
+"$RIPPLE_BIN" cxl bad.h5 --machine machine.toml --json bad.json > /dev/null 2>&1 \
+  && /usr/bin/python3 -c 'import json; a, b = json.load(open("bad.json")), json.load(open("sim.json")); assert a["groups"] == b["groups"]' \
+  && pass "import: the rest of a malformed run is imported whole" || fail "malformed: the rest differs"
+"$RIPPLE_BIN" import mitos bad -o bad.h5 --allow-malformed > /dev/null 2>&1 && pass "import: --allow-malformed exits 0" \
+  || fail "--allow-malformed"
+finish
