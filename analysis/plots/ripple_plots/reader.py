@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 
 TRACE_VERSIONS = (1, 1)  # oldest and newest schema_version read
-SIM_VERSIONS = (1, 2)
+SIM_VERSIONS = (1, 3)
 WAVES_VERSIONS = (1, 1)
 COMPARE_VERSIONS = (1, 1)
 
