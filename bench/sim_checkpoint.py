@@ -7,10 +7,10 @@ phases), rk4 with a fixed step (10 µs) so that both settings take the same step
 R ranks. `flush_seconds = 0` writes a flush and a checkpoint between every two steps; `1e9` none
 but the output's first. The difference over the steps is the cost of one flush with its checkpoint;
 at the default interval (60 s of wall time) the run spends cost / (60 s + cost) of its time on them.
-A third run stops by SIGTERM at step 2 (--test-pause) and leaves its checkpoint, whose size is
+A third run stops by SIGTERM before its last step (--test-pause) and leaves its checkpoint, whose size is
 reported per oscillator. Each repeat runs both settings; medians are reported.
 
-usage: bench/sim_checkpoint.py BUILD_DIR [--n 10000000] [--steps 10] [--ranks 2] [--repeats 3] [--json FILE]
+usage: bench/sim_checkpoint.py BUILD_DIR [--n 10000000] [--steps 10] [--ranks 2] [--repeats 3] [--set KEY=VALUE]... [--json FILE]
 """
 import argparse
 import json
@@ -36,12 +36,14 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--set", action="append", default=[], help="more overrides of the run, KEY=VALUE")
     ap.add_argument("--json")
     a = ap.parse_args()
     ripple = os.path.abspath(os.path.join(a.build, "cli", "ripple"))
     mpi = ["mpirun", "-np", str(a.ranks), "--oversubscribe", ripple, "sim", "cfg.toml", "--quiet", "--force",
-           "--set", "solver.method=rk4", "--set", "solver.dt=1e-5"]
+           "--set", "solver.method=rk4", "--set", "solver.dt=1e-5"] + [x for kv in a.set for x in ("--set", kv)]
     with tempfile.TemporaryDirectory(dir=".") as d:
+        d = os.path.abspath(d)  # --test-pause names files from the run's directory
         with open(os.path.join(d, "cfg.toml"), "w") as f:
             f.write(CONFIG.format(n=a.n, t_end=a.steps * 1.0e-5, out="run.h5", iterations="false"))
         walls = {"none": [], "every step": []}
@@ -50,9 +52,9 @@ def main():
                 run(mpi + ["--set", f"output.flush_seconds={seconds}", "--summary", "s.json"], d)
                 with open(os.path.join(d, "s.json")) as f:
                     walls[name].append(json.load(f)["wall_seconds"])
-        # One checkpoint left on disk: stop at step 2.
+        # One checkpoint left on disk: stop before the last step (a delay history is full by then).
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        p = subprocess.Popen(mpi + ["--test-pause", f"2:{d}/p"], cwd=d, env=env, stdout=subprocess.DEVNULL)
+        p = subprocess.Popen(mpi + ["--test-pause", f"{a.steps - 1}:{d}/p"], cwd=d, env=env, stdout=subprocess.DEVNULL)
         while not os.path.exists(f"{d}/p.paused"):
             time.sleep(0.05)
         os.kill(int(open(f"{d}/p.pid.0").read()), signal.SIGTERM)
@@ -63,7 +65,7 @@ def main():
     none, every = statistics.median(walls["none"]), statistics.median(walls["every step"])
     cost = (every - none) / a.steps
     result = {
-        "oscillators": a.n, "ranks": a.ranks, "steps": a.steps, "repeats": a.repeats,
+        "oscillators": a.n, "ranks": a.ranks, "steps": a.steps, "repeats": a.repeats, "set": a.set,
         "wall_seconds_no_checkpoint": none, "wall_seconds_checkpoint_every_step": every,
         "seconds_per_checkpoint": cost, "fraction_at_60_s": cost / (60.0 + cost),
         "checkpoint_bytes": size, "checkpoint_bytes_per_oscillator": size / a.n,

@@ -34,6 +34,14 @@ run_np 2 sim run.toml --quiet --force --set solver.method=rk4 --set solver.dt=1e
 check_chain "rk4" --set solver.method=rk4 --set solver.dt=1e-4
 same_results ref.h5 run.h5 && pass "rk4: the same chain: bitwise the uninterrupted run" || fail "rk4: resumed run differs"
 
+# The mean field (all-to-all Kuramoto): no ghosts, no delay history, no iteration ends.
+mean_field=(--set topology.kind=all --set model.potential=kuramoto --set delay.mean=0 --set delay.jitter=0
+  --set output.iterations=false --set solver.method=rk4 --set solver.dt=1e-4)
+run_np 2 sim run.toml --quiet --force "${mean_field[@]}" --set 'output.file="ref.h5"' || fail "uninterrupted mean-field run"
+check_chain "mean field" "${mean_field[@]}"
+same_results ref.h5 run.h5 && pass "mean field, rk4: the same chain: bitwise the uninterrupted run" \
+  || fail "mean field: resumed run differs"
+
 # Bad input: one line, exit 2, output and checkpoint unchanged.
 start_paused 2 60 p5 run.toml --force || fail "bad input set-up: $(cat p5.out)"
 signal_and_go p5 TERM 0 1

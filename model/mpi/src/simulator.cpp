@@ -244,7 +244,7 @@ private:
     };
     while (true) {
       const double end = segment_end(t);
-      if (resume_ != nullptr && t == resume_->segment_start && !resumed_) {  // in the middle of the segment
+      if (resume_ != nullptr && !resumed_) {  // from the checkpoint, in the middle of its segment
         resumed_ = true;
         segment_settings(t, end);
         stepper.initialize(x, resume_->time, resume_->step_size);
@@ -310,7 +310,7 @@ private:
     };
     while (true) {
       const double end = segment_end(t);
-      if (resume_ != nullptr && t == resume_->segment_start && !resumed_) {  // in the middle of the segment
+      if (resume_ != nullptr && !resumed_) {  // from the checkpoint, in the middle of its segment
         resumed_ = true;
         segment_settings(t, end);
         t = resume_->time;
