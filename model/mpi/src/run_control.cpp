@@ -13,7 +13,8 @@
 namespace ripple::model {
 namespace {
 
-// Written by the handler only (async-signal-safe), read between steps.
+// Written by the handler only (async-signal-safe), read between steps. Without the handlers
+// (simulate() inside another command) it stays 0.
 volatile std::sig_atomic_t g_signal = 0;
 constexpr int kSignals[3] = {SIGUSR1, SIGTERM, SIGINT};
 
@@ -21,23 +22,20 @@ extern "C" void on_signal(int signo) { g_signal = signo; }
 
 }  // namespace
 
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;  // a second signal: the default action
+  for (const int signo : kSignals) sigaction(signo, &sa, nullptr);
+}
+
 RunControl::RunControl(MPI_Comm comm, double flush_seconds, TestPause pause)
     : comm_(comm),
       flush_seconds_(flush_seconds),
       pause_(std::move(pause)),
       root_(comm_rank(comm) == 0),
-      last_flush_(MPI_Wtime()) {
-  g_signal = 0;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;  // a second signal: the default action
-  for (int k = 0; k < 3; ++k) sigaction(kSignals[k], &sa, &old_[k]);
-}
-
-RunControl::~RunControl() {
-  for (int k = 0; k < 3; ++k) sigaction(kSignals[k], &old_[k], nullptr);
-}
+      last_flush_(MPI_Wtime()) {}
 
 RunControl::Action RunControl::poll(std::int64_t step) {
   if (step == pause_.step) pause();

@@ -7,6 +7,7 @@
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/text_file.hpp"
+#include "ripple/model/mpi/run_control.hpp"
 #include "ripple/model/mpi/simulator.hpp"
 
 namespace ripple::model {
@@ -34,6 +35,7 @@ int sim_main(int argc, char** argv) {
                "of ranks")
       ->excludes("--force");
   app.add_option("--test-pause", test_pause, "STEP:FILE: pause at step STEP for a test's signals (run_control.hpp)")->group("");
+  install_stop_handlers();  // before MPI and the set-up: a signal then stops the run at its first step
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,8 +1,8 @@
 #pragma once
 // When `ripple sim` flushes its output and writes a checkpoint, and when it stops early: every
 // `[output] flush_seconds` of wall time (rank 0's clock decides, so that all ranks agree), and at
-// once when any rank gets SIGUSR1, SIGTERM or SIGINT, which also stop the run (a second signal of
-// the same kind ends the process as without this handler).
+// once when any rank got SIGUSR1, SIGTERM or SIGINT (install_stop_handlers), which also stop the
+// run.
 #include <mpi.h>
 
 #include <csignal>
@@ -23,15 +23,17 @@ struct TestPause {
   std::string file;
 };
 
+// Catches SIGUSR1, SIGTERM and SIGINT for RunControl from now on, for the life of the process: the
+// first thing `ripple sim` does, so that a signal during its set-up stops the run at its first step
+// rather than killing it. A second signal of the same kind has the default action (it ends the
+// process at once).
+void install_stop_handlers();
+
 class RunControl {
 public:
   enum class Action { None, Flush, Stop };
 
-  // Installs the signal handlers (restored by the destructor).
   RunControl(MPI_Comm comm, double flush_seconds, TestPause pause = {});
-  RunControl(const RunControl&) = delete;
-  RunControl& operator=(const RunControl&) = delete;
-  ~RunControl();
 
   // Collective, between two steps, `step` steps done: whether to flush (with a checkpoint) now, and
   // whether to stop after it. One small all-reduce.
