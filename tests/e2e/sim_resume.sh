@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 30, acceptance 2 and 5: a run stopped and resumed again and again, on 1, 2 and 4 ranks
 # (SIGTERM, SIGKILL after a flush, SIGUSR1), ends bitwise where one uninterrupted run ends; --resume
-# with a changed configuration, without a checkpoint or with a damaged one exits 2 and changes
-# nothing.
+# with a changed configuration, without a checkpoint or with a damaged one (a flipped bit,
+# truncated, not HDF5) exits 2 and changes nothing.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/sim_resume_lib.sh"
 
@@ -52,6 +52,21 @@ unchanged() { cmp -s run.h5 kept.h5 && cmp -s run.h5.checkpoint kept.checkpoint;
 expect_one_error "changed config" "solver.rtol differs from the configuration the run started with" \
   sim run.toml --resume --set solver.rtol=1e-7 && unchanged && pass "changed config: $(grep '^ripple: error' err.txt)" \
   || fail "changed config: files changed"
+# One bit of one phase flipped: HDF5 opens the file, the checksum finds it.
+/usr/bin/python3 - run.h5.checkpoint <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    at = f["history_phase"].id.get_offset() + 8 * 41 + 3
+with open(sys.argv[1], "r+b") as f:
+    f.seek(at)
+    b = f.read(1)
+    f.seek(at)
+    f.write(bytes([b[0] ^ 0x10]))
+PY
+cp run.h5.checkpoint flipped.checkpoint
+expect_one_error "flipped bit" "checkpoint 'run.h5.checkpoint' is damaged: its data do not match its checksum" sim run.toml --resume \
+  && cmp -s run.h5 kept.h5 && cmp -s run.h5.checkpoint flipped.checkpoint && pass "flipped bit: $(grep '^ripple: error' err.txt)" \
+  || fail "flipped bit: files changed"
 head -c 3000 kept.checkpoint > run.h5.checkpoint
 cp run.h5.checkpoint kept.checkpoint
 expect_one_error "truncated checkpoint" "checkpoint 'run.h5.checkpoint' is damaged" sim run.toml --resume && unchanged \

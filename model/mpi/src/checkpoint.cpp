@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <vector>
@@ -21,6 +22,35 @@ namespace s = sim_schema;
 namespace c = sim_schema::checkpoint;
 using Runs = std::vector<std::pair<std::int64_t, std::int64_t>>;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kChecksum = "checksum";
+
+// A sum over every value of the checkpoint of a hash of (dataset, position, bits): the same
+// whichever ranks wrote which values, so that rank 0 can check the whole file alone on --resume (a
+// flipped bit in the data would otherwise go on unseen).
+class Checksum {
+public:
+  void add(std::size_t dataset, std::uint64_t position, double v) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    sum_ += mix(bits ^ mix(position + (static_cast<std::uint64_t>(dataset) << 48)));
+  }
+  // The values of write_runs' runs, in order.
+  void add_runs(std::size_t dataset, std::int64_t row, std::int64_t n, const Runs& runs, std::span<const double> values) {
+    std::size_t k = 0;
+    const std::uint64_t base = row < 0 ? 0 : static_cast<std::uint64_t>(row) * static_cast<std::uint64_t>(n);
+    for (const auto& [start, length] : runs)
+      for (std::int64_t i = 0; i < length; ++i) add(dataset, base + static_cast<std::uint64_t>(start + i), values[k++]);
+  }
+  [[nodiscard]] std::uint64_t value() const { return sum_; }
+
+private:
+  static std::uint64_t mix(std::uint64_t z) {  // splitmix64's finaliser
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t sum_ = 0;
+};
 
 H5Id dataset(hid_t file, const char* name, const std::vector<hsize_t>& shape, const std::string& path) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0)
@@ -95,40 +125,49 @@ void write_checkpoint(MPI_Comm comm, const SimConfig& cfg, CheckpointHeader h, c
   std::vector<H5Id> sets;
   for (const auto& [name, shape] : layout(h, static_cast<hsize_t>(cfg.model.oscillators)))
     sets.push_back(create_dataset(root, name, shape));
+  const std::int64_t n = cfg.model.oscillators;
+  Checksum sum;
+  const auto put = [&](std::size_t d, std::int64_t row, const Runs& r, std::span<const double> values) {
+    write_runs(f, sets[d].get(), row, r, values);
+    sum.add_runs(d, row, n, r, values);
+  };
   std::size_t d = 0;
-  write_runs(f, sets[d++].get(), -1, runs, x);
+  put(d++, -1, runs, x);
   if (m.history) {
     const std::size_t width = m.history->width();
     std::vector<double> times;
     for (std::size_t k = 0; k < m.history->entries(); ++k) times.push_back(m.history->time(k));
     const bool root_rank = comm_rank(comm) == 0;
-    write_runs(f, sets[d].get(), -1, root_rank ? Runs{{0, static_cast<std::int64_t>(times.size())}} : Runs{},
-               root_rank ? std::span<const double>(times) : std::span<const double>());
+    put(d, -1, root_rank ? Runs{{0, static_cast<std::int64_t>(times.size())}} : Runs{},
+        root_rank ? std::span<const double>(times) : std::span<const double>());
     for (std::size_t k = 0; k < m.history->entries(); ++k) {
       const std::span<const double> e = m.history->entry(k);
-      write_runs(f, sets[d + 1].get(), static_cast<std::int64_t>(k), runs, e.first(n_local));
-      write_runs(f, sets[d + 2].get(), static_cast<std::int64_t>(k), runs, e.subspan(width, n_local));
+      put(d + 1, static_cast<std::int64_t>(k), runs, e.first(n_local));
+      put(d + 2, static_cast<std::int64_t>(k), runs, e.subspan(width, n_local));
     }
     d += 3;
   }
   if (log != nullptr) {
     std::vector<double> column(n_local);
     for (std::size_t l = 0; l < n_local; ++l) column[l] = static_cast<double>(log->reached(l));
-    write_runs(f, sets[d].get(), -1, runs, column);
+    put(d, -1, runs, column);
     std::fill(column.begin(), column.end(), static_cast<double>(log->written()));
-    write_runs(f, sets[d + 1].get(), -1, runs, column);
+    put(d + 1, -1, runs, column);
     // Column by column: no copy of the window. Columns this rank wrote, or that none of its rows
     // reached, are NaN.
     for (std::int64_t k = 0; k < h.crossing_columns; ++k) {
       const std::int64_t col = h.crossing_first + k;
       if (col >= log->written() && col < log->max_reached()) {
-        write_runs(f, sets[d + 2].get(), k, runs, log->column(col));
+        put(d + 2, k, runs, log->column(col));
       } else {
         std::fill(column.begin(), column.end(), kNaN);
-        write_runs(f, sets[d + 2].get(), k, runs, column);
+        put(d + 2, k, runs, column);
       }
     }
   }
+  std::uint64_t total = sum.value();
+  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm));
+  write_attribute(root, kChecksum, static_cast<std::int64_t>(total));
   sets.clear();
   f.close();
   RIPPLE_MPI_CHECK(MPI_Barrier(comm));
@@ -183,7 +222,30 @@ CheckpointHeader inspect_checkpoint(MPI_Comm comm, const SimConfig& cfg) {
     if (!(h.time >= 0 && h.time <= cfg.solver.t_end) || h.step_size <= 0 || h.next_output < 0 ||
         (h.crossing_flushes >= 0) != cfg.output.iterations)
       throw InputError(fmt::format("--resume: checkpoint '{}' is damaged: its header is out of range", path));
-    for (const auto& [name, shape] : layout(h, n)) dataset(root, name, shape, path);
+    // Every value, row by row, against the checksum.
+    Checksum sum;
+    std::vector<double> row;
+    std::size_t index = 0;
+    for (const auto& [name, shape] : layout(h, n)) {
+      const H5Id d = dataset(root, name, shape, path);
+      const hsize_t rows = shape.size() == 2 ? shape[0] : 1;
+      const hsize_t width = shape.back();
+      row.resize(width);
+      for (hsize_t r = 0; r < rows; ++r) {
+        const hsize_t start[2] = {r, 0}, count[2] = {1, width};
+        H5Id file_space(H5Dget_space(d.get()));
+        H5Id memory(H5Screate_simple(1, &width, nullptr));
+        if (!file_space || !memory ||
+            (shape.size() == 2 && H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0) ||
+            H5Dread(d.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT, row.data()) < 0)
+          throw InputError(fmt::format("--resume: checkpoint '{}' is damaged: {} cannot be read", path, name));
+        sum.add_runs(index, shape.size() == 2 ? static_cast<std::int64_t>(r) : -1, static_cast<std::int64_t>(width),
+                     {{0, static_cast<std::int64_t>(width)}}, row);
+      }
+      ++index;
+    }
+    if (static_cast<std::uint64_t>(read_int_attribute(root, kChecksum, path)) != sum.value())
+      throw InputError(fmt::format("--resume: checkpoint '{}' is damaged: its data do not match its checksum", path));
   });
   double reals[3] = {h.time, h.segment_start, h.step_size};
   std::int64_t counts[9] = {h.next_output,      h.steps,           h.rejected_steps, h.rhs_evaluations, h.history_entries,
