@@ -42,6 +42,10 @@ k = out["iteration_end"].shape[1]
 a, b = ref["iteration_end"][:, :k], out["iteration_end"][...]
 done = ~np.isnan(b)
 assert np.array_equal(a[done].view(np.uint64), b[done].view(np.uint64)), "iteration_end differs"
+# Ripple's Python reader (ripple plot) takes the final rows only.
+from ripple_plots.reader import Sim
+sim = Sim(sys.argv[2])
+assert sim.rows == rows and len(sim.time) == rows and sim.phases().shape[0] == rows, sim.rows
 print(f"opens, incomplete, {rows} stored states to t = {reached:.6g} s, {done.sum()} iteration ends, all as uninterrupted")
 PY
 done 3< kills.txt
