@@ -72,21 +72,51 @@ ParallelH5File ParallelH5File::create(MPI_Comm comm, const std::string& path, st
     throw Error(rank == 0 ? fmt::format("cannot write '{}': {}", path, space.reason)
                           : fmt::format("cannot write '{}': rank 0 could not reserve its space", path));
   f.reserved_ = verdict[2] != 0;
+  const H5Id fapl = access_list(comm);
+  // The MPI-IO driver empties only a file that is not empty: a reservation (size 0) survives it.
+  const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  if (id < 0) throw InputError(fmt::format("cannot create HDF5 file '{}': check the directory exists and is writable", path));
+  f.file_ = H5Id(id);
+  f.make_transfer_lists();
+  return f;
+}
+
+void ParallelH5File::make_transfer_lists() {
+  xfer_ = H5Id(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_XFER)));
+  RIPPLE_H5_CHECK(H5Pset_dxpl_mpio(xfer_.get(), H5FD_MPIO_COLLECTIVE));
+  independent_ = H5Id(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_XFER)));
+  RIPPLE_H5_CHECK(H5Pset_dxpl_mpio(independent_.get(), H5FD_MPIO_INDEPENDENT));
+}
+
+H5Id ParallelH5File::access_list(MPI_Comm comm) {
   H5Id fapl(RIPPLE_H5_CHECK(H5Pcreate(H5P_FILE_ACCESS)));
   RIPPLE_H5_CHECK(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL));
   // The 1.8 format stores attributes larger than 64 KiB (a configuration with per-oscillator arrays).
   RIPPLE_H5_CHECK(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST));
   // Silence HDF5's own stack printing: our checks report failures as one line.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  // The MPI-IO driver empties only a file that is not empty: a reservation (size 0) survives it.
-  const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
-  if (id < 0) throw InputError(fmt::format("cannot create HDF5 file '{}': check the directory exists and is writable", path));
+  return fapl;
+}
+
+ParallelH5File ParallelH5File::open(MPI_Comm comm, const std::string& path) {
+  ParallelH5File f;
+  f.comm_ = comm;
+  f.path_ = path;
+  const H5Id fapl = access_list(comm);
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get());
+  int ok = id >= 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
+  if (ok == 0) {
+    if (id >= 0) H5Fclose(id);
+    throw InputError(fmt::format("cannot open HDF5 file '{}' for writing: missing, damaged or not HDF5", path));
+  }
   f.file_ = H5Id(id);
-  f.xfer_ = H5Id(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_XFER)));
-  RIPPLE_H5_CHECK(H5Pset_dxpl_mpio(f.xfer_.get(), H5FD_MPIO_COLLECTIVE));
-  f.independent_ = H5Id(RIPPLE_H5_CHECK(H5Pcreate(H5P_DATASET_XFER)));
-  RIPPLE_H5_CHECK(H5Pset_dxpl_mpio(f.independent_.get(), H5FD_MPIO_INDEPENDENT));
+  f.make_transfer_lists();
   return f;
+}
+
+void ParallelH5File::flush() {
+  if (H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) < 0) throw Error(fmt::format("cannot flush HDF5 file '{}' (disk full?)", path_));
 }
 
 void ParallelH5File::close() {
@@ -113,6 +143,18 @@ void ParallelH5File::close() {
 
 namespace {
 void write_attribute_raw(hid_t obj, const std::string& name, hid_t type, const void* value) {
+  if (H5Aexists(obj, name.c_str()) > 0) {
+    // Of the same type: written in place (flushes update their counts so, without churn in the
+    // object header); otherwise replaced.
+    H5Id old(RIPPLE_H5_CHECK(H5Aopen(obj, name.c_str(), H5P_DEFAULT)));
+    H5Id old_type(RIPPLE_H5_CHECK(H5Aget_type(old.get())));
+    if (H5Tequal(old_type.get(), type) > 0) {
+      RIPPLE_H5_CHECK(H5Awrite(old.get(), type, value));
+      return;
+    }
+    old.reset();
+    RIPPLE_H5_CHECK(H5Adelete(obj, name.c_str()));
+  }
   H5Id space(RIPPLE_H5_CHECK(H5Screate(H5S_SCALAR)));
   H5Id attr(RIPPLE_H5_CHECK(H5Acreate2(obj, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT)));
   RIPPLE_H5_CHECK(H5Awrite(attr.get(), type, value));
@@ -208,17 +250,30 @@ std::int64_t read_int_attribute(hid_t obj, const char* name, const std::string& 
   return v;
 }
 
+double read_double_attribute(hid_t obj, const char* name, const std::string& path) {
+  if (H5Aexists(obj, name) <= 0) throw InputError(fmt::format("{}: attribute '{}' is missing", path, name));
+  H5Id attr(attribute_call(H5Aopen(obj, name, H5P_DEFAULT), path, name));
+  H5Id type(attribute_call(H5Aget_type(attr.get()), path, name));
+  H5Id space(attribute_call(H5Aget_space(attr.get()), path, name));
+  if (H5Tget_class(type.get()) != H5T_FLOAT || H5Sget_simple_extent_type(space.get()) != H5S_SCALAR)
+    throw InputError(fmt::format("{}: attribute '{}' is not a number", path, name));
+  double v = 0;
+  attribute_call(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v), path, name);
+  return v;
+}
+
 H5Id create_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& shape) {
   H5Id space(RIPPLE_H5_CHECK(H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr)));
   return H5Id(
       RIPPLE_H5_CHECK(H5Dcreate2(file, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
 }
 
-void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
-                const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<const double> values) {
-  H5Id filespace(RIPPLE_H5_CHECK(H5Dget_space(dataset)));
+namespace {
+// The elements of row `row` of a 2-D dataset (or of a 1-D dataset, row < 0) at the given runs of
+// columns; returns how many.
+hsize_t select_runs(hid_t filespace, std::int64_t row, const std::vector<std::pair<std::int64_t, std::int64_t>>& runs) {
   const bool two_d = row >= 0;
-  RIPPLE_H5_CHECK(H5Sselect_none(filespace.get()));
+  RIPPLE_H5_CHECK(H5Sselect_none(filespace));
   hsize_t total = 0;
   for (const auto& [start, length] : runs) {
     if (length <= 0) continue;
@@ -226,13 +281,42 @@ void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
     hsize_t c2[2] = {1, static_cast<hsize_t>(length)};
     hsize_t s1[1] = {static_cast<hsize_t>(start)};
     hsize_t c1[1] = {static_cast<hsize_t>(length)};
-    RIPPLE_H5_CHECK(H5Sselect_hyperslab(filespace.get(), H5S_SELECT_OR, two_d ? s2 : s1, nullptr, two_d ? c2 : c1, nullptr));
+    RIPPLE_H5_CHECK(H5Sselect_hyperslab(filespace, H5S_SELECT_OR, two_d ? s2 : s1, nullptr, two_d ? c2 : c1, nullptr));
     total += static_cast<hsize_t>(length);
   }
+  return total;
+}
+}  // namespace
+
+std::vector<std::pair<std::int64_t, std::int64_t>> id_runs(std::span<const std::int64_t> ids) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> runs;
+  for (const std::int64_t id : ids) {
+    if (!runs.empty() && runs.back().first + runs.back().second == id)
+      ++runs.back().second;
+    else
+      runs.emplace_back(id, 1);
+  }
+  return runs;
+}
+
+void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
+                const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<const double> values) {
+  H5Id filespace(RIPPLE_H5_CHECK(H5Dget_space(dataset)));
+  hsize_t total = select_runs(filespace.get(), row, runs);
   RIPPLE_VERIFY(total == values.size(), "write_runs: selection and value count differ");
   H5Id memspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &total, nullptr)));
   if (total == 0) RIPPLE_H5_CHECK(H5Sselect_none(memspace.get()));
   RIPPLE_H5_CHECK(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), values.data()));
+}
+
+void read_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
+               const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<double> values) {
+  H5Id filespace(RIPPLE_H5_CHECK(H5Dget_space(dataset)));
+  hsize_t total = select_runs(filespace.get(), row, runs);
+  RIPPLE_VERIFY(total == values.size(), "read_runs: selection and value count differ");
+  H5Id memspace(RIPPLE_H5_CHECK(H5Screate_simple(1, &total, nullptr)));
+  if (total == 0) RIPPLE_H5_CHECK(H5Sselect_none(memspace.get()));
+  RIPPLE_H5_CHECK(H5Dread(dataset, H5T_NATIVE_DOUBLE, memspace.get(), filespace.get(), file.collective(), values.data()));
 }
 
 void write_block(const ParallelH5File& file, hid_t dataset, const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,

@@ -9,7 +9,7 @@ import h5py
 import numpy as np
 
 SHADES = " .:-=+*#%@"
-VERSIONS = (1, 2)  # schema versions this script reads
+VERSIONS = (1, 2, 3)  # schema versions this script reads
 
 
 def text(value) -> str:

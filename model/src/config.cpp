@@ -272,6 +272,7 @@ void validate(SimConfig& c) {
   if (c.solver.dt < 0) bad("[solver] dt", "must not be negative");
   if (c.output.interval < 0) bad("[output] interval", "must not be negative");
   if (c.output.file.empty()) bad("[output] file", "must name the HDF5 file to write");
+  if (c.output.flush_seconds < 0) bad("[output] flush_seconds", "must not be negative");
   // Interval counts: stored rows, and segments at noise and jitter boundaries.
   const double rows = c.output.interval > 0 ? c.solver.t_end / c.output.interval + 1 : 101;
   if (rows > 1e7)
@@ -439,6 +440,7 @@ SimConfig parse_config(const std::string& toml_text, const std::string& source, 
     c.output.file = s.string("file", "sim.h5");
     c.output.interval = s.number("interval", 0.0);
     c.output.iterations = s.boolean("iterations", false);
+    c.output.flush_seconds = s.number("flush_seconds", 60.0);
     s.finish();
   }
   validate(c);

@@ -39,6 +39,31 @@ CrossingLog::CrossingLog(std::span<const double> initial_phase, std::int64_t max
   grow(std::max<std::int64_t>({max_reached_ - written_, room, 1}));
 }
 
+CrossingLog::CrossingLog(std::span<const std::int64_t> reached, std::span<const std::int64_t> written,
+                         const std::function<double(std::size_t, std::int64_t)>& value, std::int64_t max_columns,
+                         std::int64_t room)
+    : max_columns_(max_columns), reached_(reached.begin(), reached.end()) {
+  RIPPLE_VERIFY(max_columns >= 1 && written.size() == reached.size(), "CrossingLog: bad checkpoint");
+  const std::size_t n = reached.size();
+  next_level_.resize(n);
+  for (std::size_t l = 0; l < n; ++l) {
+    next_level_[l] = level(reached_[l]);
+    max_reached_ = std::max(max_reached_, reached_[l]);
+    written_ = std::max(written_, written[l]);
+  }
+  grow(std::max<std::int64_t>({max_reached_ - written_, room, 1}));
+  for (std::size_t l = 0; l < n; ++l)
+    for (std::int64_t c = written[l]; c < reached_[l]; ++c) {
+      const double v = value(l, c);
+      if (c < written_) {
+        cells_.push_back({l, c});
+        cell_values_.push_back(v);
+      } else {
+        window_[slot(c) + l] = v;
+      }
+    }
+}
+
 void CrossingLog::grow(std::int64_t columns) {
   if (columns <= capacity_) return;
   std::int64_t capacity = std::max<std::int64_t>(capacity_, 1);

@@ -135,5 +135,20 @@ TEST(Config, BadInputNamesTheKey) {
   EXPECT_NE(error_of("[model]\noscillators = 4\n[solver]\nt_end=1\n").find("[model] t_comp: is required"), std::string::npos);
 }
 
+TEST(Config, FirstChangedKeyNamesTheKey) {
+  const SimConfig a = parse_config(kMinimal, "a.toml");
+  EXPECT_EQ(first_changed_key(a.resolved_toml, a.resolved_toml), "");
+  EXPECT_EQ(first_changed_key(a.resolved_toml, parse_config(kMinimal, "b.toml", {"solver.rtol=1e-7"}).resolved_toml),
+            "solver.rtol");
+  EXPECT_EQ(first_changed_key(a.resolved_toml, parse_config(kMinimal, "b.toml", {"output.flush_seconds=5"}).resolved_toml,
+                              "output.flush_seconds"),
+            "");
+  const std::string kicked = std::string(kMinimal) + "[[kick]]\noscillator = 1\ntime = 0.001\ndelay = 1e-4\n";
+  EXPECT_EQ(first_changed_key(parse_config(kicked, "a.toml").resolved_toml,
+                              parse_config(kicked, "b.toml", {"model.t_comm=1e-4"}).resolved_toml),
+            "model.t_comm");
+  EXPECT_EQ(first_changed_key(a.resolved_toml, parse_config(kicked, "b.toml").resolved_toml), "kick");
+}
+
 }  // namespace
 }  // namespace ripple::model

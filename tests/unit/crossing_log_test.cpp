@@ -127,5 +127,77 @@ TEST(CrossingLog, RowsThatKeepTogetherAreWrittenOnceAndNeverAlone) {
     for (const double v : row) EXPECT_FALSE(std::isnan(v));
 }
 
+// A checkpoint mid-run, its rows continued by two logs (as on another number of ranks): the table
+// ends as the uninterrupted log's, every value in its place.
+TEST(CrossingLog, ContinuesFromACheckpointOnOtherRows) {
+  const std::size_t n = 12;
+  // Row l reaches a level at step s when (s + l) % (1 + l % 3) == 0: the rows drift apart.
+  const auto levels_at = [](std::size_t l, int s) { return (s + static_cast<int>(l)) % (1 + static_cast<int>(l % 3)) == 0; };
+  const auto time_of = [](std::size_t l, int s) { return static_cast<double>(s) + 1e-3 * static_cast<double>(l); };
+  CrossingLog whole(std::vector<double>(n, 0.0), 3);
+  Table want{std::vector<std::vector<double>>(n)};
+  CrossingLog first(std::vector<double>(n, 0.0), 3);
+  Table got{std::vector<std::vector<double>>(n)};
+  for (int s = 0; s < 40; ++s) {
+    for (std::size_t l = 0; l < n; ++l)
+      if (levels_at(l, s)) {
+        whole.record(l, time_of(l, s));
+        first.record(l, time_of(l, s));
+      }
+    if (s % 5 == 4) {
+      want.flush(whole, false);
+      got.flush(first, false);
+    }
+  }
+  // The checkpoint: per row its levels, the log's written column, its unwritten values.
+  std::vector<std::int64_t> reached(n), written(n, first.written());
+  for (std::size_t l = 0; l < n; ++l) reached[l] = first.reached(l);
+  std::vector<std::vector<double>> values(n);
+  for (std::size_t l = 0; l < n; ++l)
+    for (std::int64_t c = first.written(); c < reached[l]; ++c) values[l].push_back(first.column(c)[l]);
+  // Rows 0..4 and 5..11 go on apart; the second also pretends it had written one column more.
+  std::vector<CrossingLog> parts;
+  std::vector<std::size_t> offset{0, 5};
+  for (std::size_t p = 0; p < 2; ++p) {
+    const std::size_t begin = offset[p], end = p == 0 ? 5 : n;
+    std::vector<std::int64_t> r(reached.begin() + begin, reached.begin() + end),
+        w(written.begin() + begin, written.begin() + end);
+    if (p == 1 && r[0] > w[0]) {  // its row 5 was written one column further (its old log's)
+      got.set(5, w[0], first.column(w[0])[5]);
+      ++w[0];
+    }
+    const auto value = [&](std::size_t row, std::int64_t c) {
+      return values[begin + row][static_cast<std::size_t>(c - first.written())];
+    };
+    parts.emplace_back(r, w, value, 3);
+  }
+  std::vector<Table> tables(2);
+  for (std::size_t p = 0; p < 2; ++p) tables[p].rows.resize(p == 0 ? 5 : n - 5);
+  for (int s = 40; s < 80; ++s) {
+    for (std::size_t l = 0; l < n; ++l)
+      if (levels_at(l, s)) {
+        whole.record(l, time_of(l, s));
+        parts[l < 5 ? 0 : 1].record(l < 5 ? l : l - 5, time_of(l, s));
+      }
+    if (s % 5 == 4) {
+      want.flush(whole, false);
+      for (std::size_t p = 0; p < 2; ++p) tables[p].flush(parts[p], false);
+    }
+  }
+  want.flush(whole, true);
+  for (std::size_t p = 0; p < 2; ++p) tables[p].flush(parts[p], true);
+  for (std::size_t l = 0; l < n; ++l) {
+    auto row = got.rows[l];  // before the checkpoint
+    const auto& after = tables[l < 5 ? 0 : 1].rows[l < 5 ? l : l - 5];
+    row.resize(std::max(row.size(), after.size()), kNaN);
+    for (std::size_t c = 0; c < after.size(); ++c)
+      if (!std::isnan(after[c])) row[c] = after[c];
+    auto expected = want.rows[l];
+    expected.resize(row.size(), kNaN);
+    row.resize(expected.size(), kNaN);
+    for (std::size_t c = 0; c < row.size(); ++c) EXPECT_TRUE(same_bits(row[c], expected[c])) << "row " << l << " column " << c;
+  }
+}
+
 }  // namespace
 }  // namespace ripple::model

@@ -1,4 +1,4 @@
-// SimReader reads schema versions 1 and 2 and the optional /iteration_end of version 2.
+// SimReader reads schema versions 1 to 3 and the optional /iteration_end of version 2 on.
 #include "ripple/model/sim_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -70,8 +70,8 @@ TEST(SimReader, VersionTwoReadsIterationEndsWholeOrByRows) {
 }
 
 TEST(SimReader, RefusesOtherVersionsAndShapesSayingWhatItReads) {
-  EXPECT_NE(error_of(make_file("v3", 3)).find("schema_version 3 but this reader reads versions 1 to 2"), std::string::npos);
-  EXPECT_NE(error_of(make_file("v0", 0)).find("reads versions 1 to 2"), std::string::npos);
+  EXPECT_NE(error_of(make_file("v4", 4)).find("schema_version 4 but this reader reads versions 1 to 3"), std::string::npos);
+  EXPECT_NE(error_of(make_file("v0", 0)).find("reads versions 1 to 3"), std::string::npos);
   EXPECT_NE(error_of(make_file("v2_rows", 2, 2, 4)).find("/iteration_end is not [oscillators, iterations]"), std::string::npos);
 }
 

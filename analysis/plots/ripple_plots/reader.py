@@ -8,7 +8,7 @@ import h5py
 import numpy as np
 
 TRACE_VERSIONS = (1, 1)  # oldest and newest schema_version read
-SIM_VERSIONS = (1, 2)
+SIM_VERSIONS = (1, 3)
 WAVES_VERSIONS = (1, 1)
 COMPARE_VERSIONS = (1, 1)
 
@@ -64,16 +64,19 @@ class Sim:
         self.file = h5py.File(path, "r")
         _check(path, text(self.file.attrs.get("schema", b"")), self.file.attrs.get("schema_version", 0), "ripple-sim",
                SIM_VERSIONS)
-        self.time = self.file["/time"][:]
+        # A run that stopped or died (schema 3 on): only its first stored_states rows are final.
+        attrs = self.file.attrs
+        self.rows = int(attrs["stored_states"]) if int(attrs.get("complete", 1)) == 0 else self.file["/time"].shape[0]
+        self.time = self.file["/time"][: self.rows]
         self.omega = self.file["/omega"][:]
-        self.order = self.file["/order_parameter"][:]
+        self.order = self.file["/order_parameter"][: self.rows]
         self.config = tomllib.loads(text(self.file.attrs["config"]))
         self.oscillators = self.omega.shape[0]
 
     def phases(self, columns=None):
         """Phases at every stored time, of all oscillators or of the `columns` given (sorted)."""
         ds = self.file["/phase"]
-        return ds[:, :] if columns is None else ds[:, np.asarray(columns)]
+        return ds[: self.rows, :] if columns is None else ds[: self.rows, np.asarray(columns)]
 
     def iteration_end(self):
         """When each oscillator's phase reached 2 pi (k + 1), or None if the run did not record it."""

@@ -30,7 +30,7 @@ def potential(config):
 def slowest(sim):
     """min over all oscillators of the phase at each stored time, read row by row."""
     ds = sim.file["/phase"]
-    return np.array([ds[k, :].min() for k in range(ds.shape[0])])
+    return np.array([ds[k, :].min() for k in range(sim.rows)])
 
 
 def draw_series(ax, sim, picks, values, label):

@@ -61,6 +61,14 @@ CrossingTracker::CrossingTracker(MPI_Comm comm, SimWriter& writer, std::span<con
   next_flush_ = schedule_.interval < t_end_ ? schedule_.interval : HUGE_VAL;
 }
 
+void CrossingTracker::restore(CrossingLog log, std::int64_t flushes, std::int64_t extent) {
+  log_ = std::move(log);
+  flushes_ = flushes;
+  extent_ = extent;
+  const double next = static_cast<double>(flushes_ + 1) * schedule_.interval;  // as scan() computes it
+  next_flush_ = next < t_end_ ? next : HUGE_VAL;
+}
+
 void CrossingTracker::scan(const StepView& step, double limit) {
   RIPPLE_VERIFY(step.t_old <= limit && limit <= step.t_new, "CrossingTracker::scan: limit outside the step");
   double from = step.t_old;

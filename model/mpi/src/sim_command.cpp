@@ -7,6 +7,7 @@
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/text_file.hpp"
+#include "ripple/model/mpi/run_control.hpp"
 #include "ripple/model/mpi/simulator.hpp"
 
 namespace ripple::model {
@@ -22,11 +23,19 @@ int sim_main(int argc, char** argv) {
   std::string summary_path;
   bool force = false;
   bool quiet = false;
+  bool resume = false;
+  std::string test_pause;
   app.add_option("config", config_path, "TOML configuration file")->required();
   app.add_option("--set", overrides, "override a key: section.key=value (TOML value), repeatable");
   app.add_option("--summary", summary_path, "write a JSON summary of the run to this file");
   app.add_flag("--force", force, "overwrite an existing output file");
   app.add_flag("--quiet", quiet, "no progress and no human summary");
+  app.add_flag("--resume", resume,
+               "go on from the checkpoint beside the output (OUTPUT.checkpoint), into the same output; on any number "
+               "of ranks")
+      ->excludes("--force");
+  app.add_option("--test-pause", test_pause, "STEP:FILE: pause at step STEP for a test's signals (run_control.hpp)")->group("");
+  install_stop_handlers();  // before MPI and the set-up: a signal then stops the run at its first step
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -38,6 +47,11 @@ int sim_main(int argc, char** argv) {
     run_collectively(comm, [&] { cfg = load_config(config_path, overrides); });
     SimOptions options;
     options.force = force;
+    options.resume = resume;
+    if (!test_pause.empty()) {
+      const auto colon = test_pause.find(':');
+      options.test_pause = {std::stoll(test_pause.substr(0, colon)), test_pause.substr(colon + 1)};
+    }
     options.progress = !quiet;
     const SimStats stats = simulate(comm, cfg, collect_provenance(comm, argc, argv), options);
     const std::string json = summary_json(stats);
@@ -45,6 +59,12 @@ int sim_main(int argc, char** argv) {
       if (comm_rank(comm) != 0 || summary_path.empty()) return;
       write_text_file(summary_path, json + '\n', "--summary");
     });
+    if (stats.stopped) {
+      if (comm_rank(comm) == 0)
+        std::printf("ripple sim: stopped by a signal at t = %.17g s after a checkpoint; to go on: ripple sim %s --resume\n",
+                    stats.final_time, config_path.c_str());
+      return kResumableExitCode;
+    }
     if (comm_rank(comm) == 0 && !quiet) {
       std::printf("ripple sim: %lld oscillators on %d rank(s) (%s), t = 0 .. %g s\n", static_cast<long long>(stats.oscillators),
                   stats.ranks, stats.partition.c_str(), stats.final_time);

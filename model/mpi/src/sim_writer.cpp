@@ -13,13 +13,61 @@
 
 namespace ripple::model {
 
+namespace {
+namespace s = sim_schema;
+
+H5Id open_dataset(hid_t file, const char* name) { return H5Id(RIPPLE_H5_CHECK(H5Dopen2(file, name, H5P_DEFAULT))); }
+}  // namespace
+
 SimWriter::SimWriter(MPI_Comm comm, const SimConfig& cfg, const Provenance& provenance, std::span<const std::int64_t> local_ids,
-                     std::int64_t times, bool force)
-    : comm_(comm) {
-  namespace s = sim_schema;
+                     std::int64_t times, Mode mode, std::int64_t resume_row)
+    : comm_(comm), runs_(id_runs(local_ids)), oscillators_(static_cast<hsize_t>(cfg.model.oscillators)) {
+  if (cfg.output.iterations) local_ids_.assign(local_ids.begin(), local_ids.end());
+  if (mode == Mode::Resume)
+    open_for_resume(cfg, resume_row);
+  else
+    create(cfg, provenance, times, mode == Mode::Overwrite);
+}
+
+void SimWriter::open_for_resume(const SimConfig& cfg, std::int64_t resume_row) {
   const std::string& path = cfg.output.file;
-  run_collectively(comm, [&] {
-    if (comm_rank(comm) == 0 && !force && std::filesystem::exists(path))
+  run_collectively(comm_, [&] {
+    if (comm_rank(comm_) == 0) require_regular_file(path);
+  });
+  file_ = ParallelH5File::open(comm_, path);
+  const hid_t root = file_.id();
+  run_collectively(comm_, [&] {
+    if (read_string_attribute(root, s::kSchemaAttr, path) != s::kSchema ||
+        read_int_attribute(root, s::kVersionAttr, path) != s::kVersion)
+      throw InputError(fmt::format("--resume: '{}' is not the output of this version of ripple sim", path));
+    const std::string key =
+        first_changed_key(read_string_attribute(root, s::kConfigAttr, path), cfg.resolved_toml, "output.flush_seconds");
+    if (!key.empty()) throw InputError(fmt::format("--resume: {} differs from the configuration of the output '{}'", key, path));
+    if (read_int_attribute(root, s::kStoredStatesAttr, path) < resume_row)
+      throw InputError(fmt::format("--resume: '{}' holds fewer stored states than its checkpoint", path));
+  });
+  phase_ = open_dataset(root, s::kPhase);
+  omega_ = open_dataset(root, s::kOmega);
+  time_ = open_dataset(root, s::kTime);
+  order_ = open_dataset(root, s::kOrderParameter);
+  if (cfg.output.iterations) {
+    iteration_end_ = open_dataset(root, s::kIterationEnd);
+    H5Id space(RIPPLE_H5_CHECK(H5Dget_space(iteration_end_.get())));
+    hsize_t dims[2] = {0, 0};
+    RIPPLE_H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
+    iteration_extent_ = static_cast<std::int64_t>(dims[1]);
+    H5Id dcpl(RIPPLE_H5_CHECK(H5Dget_create_plist(iteration_end_.get())));
+    hsize_t chunk[2] = {1, 1};
+    RIPPLE_H5_CHECK(H5Pget_chunk(dcpl.get(), 2, chunk));
+    chunk_columns_ = chunk[1];
+  }
+  first_pending_ = resume_row;
+}
+
+void SimWriter::create(const SimConfig& cfg, const Provenance& provenance, std::int64_t times, bool force) {
+  const std::string& path = cfg.output.file;
+  run_collectively(comm_, [&] {
+    if (comm_rank(comm_) == 0 && !force && std::filesystem::exists(path))
       throw InputError(fmt::format("[output] file '{}' exists: pass --force to overwrite it or choose another name", path));
   });
   // The file's space is reserved before HDF5 writes (a full disk or a quota is then an error here, not
@@ -32,14 +80,14 @@ SimWriter::SimWriter(MPI_Comm comm, const SimConfig& cfg, const Provenance& prov
   if (cfg.output.iterations)
     data_bytes += 8.0 * static_cast<double>(cfg.model.oscillators) *
                   (cfg.solver.t_end / cfg.mean_period() * (1.0 + cfg.model.frequency_spread) + 2.0);
-  run_collectively(comm, [&] { file_ = ParallelH5File::create(comm, path, hdf5_file_bytes(data_bytes)); });
+  run_collectively(comm_, [&] { file_ = ParallelH5File::create(comm_, path, hdf5_file_bytes(data_bytes)); });
   const hid_t root = file_.id();
   write_attribute(root, s::kSchemaAttr, std::string(s::kSchema));
   write_attribute(root, s::kVersionAttr, static_cast<std::int64_t>(s::kVersion));
   write_attribute(root, s::kConfigAttr, cfg.resolved_toml);
   write_attribute(root, s::kOscillatorsAttr, cfg.model.oscillators);
   write_provenance(root, provenance);
-  const auto n = static_cast<hsize_t>(cfg.model.oscillators);
+  const hsize_t n = oscillators_;
   const auto t = static_cast<hsize_t>(times);
   phase_ = create_dataset(root, s::kPhase, {t, n});
   omega_ = create_dataset(root, s::kOmega, {n});
@@ -48,7 +96,6 @@ SimWriter::SimWriter(MPI_Comm comm, const SimConfig& cfg, const Provenance& prov
   write_attribute(phase_.get(), "units", std::string("rad"));
   write_attribute(omega_.get(), "units", std::string("rad/s"));
   write_attribute(time_.get(), "units", std::string("s"));
-  oscillators_ = n;
   if (cfg.output.iterations) {
     // Chunks of up to 2^20 rows (8 MiB: HDF5 fills a new chunk from a buffer of its size), one
     // column wide for large N, up to 2^16 cells for small N. The tracker writes one chunk column per
@@ -59,26 +106,23 @@ SimWriter::SimWriter(MPI_Comm comm, const SimConfig& cfg, const Provenance& prov
     iteration_end_ =
         create_growing_dataset(root, s::kIterationEnd, n, chunk_rows, chunk_columns_, std::numeric_limits<double>::quiet_NaN());
     write_attribute(iteration_end_.get(), "units", std::string("s"));
-    local_ids_.assign(local_ids.begin(), local_ids.end());
   }
-  for (const std::int64_t id : local_ids) {
-    if (!runs_.empty() && runs_.back().first + runs_.back().second == id)
-      ++runs_.back().second;
-    else
-      runs_.emplace_back(id, 1);
-  }
+  flush(0.0);  // from here on the file opens, and says it is incomplete
 }
 
 void SimWriter::write_omega(std::span<const double> local_omega) { write_runs(file_, omega_.get(), -1, runs_, local_omega); }
 
 void SimWriter::write_phase(std::int64_t row, double time, double order_parameter, std::span<const double> local_phase) {
   write_runs(file_, phase_.get(), row, runs_, local_phase);
+  RIPPLE_VERIFY(row == first_pending_ + static_cast<std::int64_t>(times_.size()), "SimWriter: rows out of order");
   times_.push_back(time);
   orders_.push_back(order_parameter);
 }
 
 void SimWriter::extend_iterations(std::int64_t columns) {
+  if (columns <= iteration_extent_) return;  // a resumed run: the stopped one may have got further
   set_extent(iteration_end_.get(), {oscillators_, static_cast<hsize_t>(columns)});
+  iteration_extent_ = columns;
 }
 
 void SimWriter::write_iteration_columns(std::int64_t first_column, std::int64_t columns, std::span<const double> values) {
@@ -99,12 +143,30 @@ void SimWriter::write_iteration_cells(std::span<const CrossingLog::Cell> cells, 
   write_cells(file_, iteration_end_.get(), cells_, values);
 }
 
-void SimWriter::finish() {
+void SimWriter::flush(double time_reached) {
   const bool root = comm_rank(comm_) == 0;
-  const std::vector<std::pair<std::int64_t, std::int64_t>> all{{0, static_cast<std::int64_t>(times_.size())}};
+  const auto rows = static_cast<std::int64_t>(times_.size());
+  const std::vector<std::pair<std::int64_t, std::int64_t>> pending{{first_pending_, rows}};
   const std::vector<std::pair<std::int64_t, std::int64_t>> none;
-  write_runs(file_, time_.get(), -1, root ? all : none, root ? std::span<const double>(times_) : std::span<const double>());
-  write_runs(file_, order_.get(), -1, root ? all : none, root ? std::span<const double>(orders_) : std::span<const double>());
+  write_runs(file_, time_.get(), -1, root ? pending : none, root ? std::span<const double>(times_) : std::span<const double>());
+  write_runs(file_, order_.get(), -1, root ? pending : none, root ? std::span<const double>(orders_) : std::span<const double>());
+  first_pending_ += rows;
+  times_.clear();
+  orders_.clear();
+  const hid_t file = file_.id();
+  write_attribute(file, s::kCompleteAttr, std::int64_t{0});
+  write_attribute(file, s::kStoredStatesAttr, first_pending_);
+  write_attribute(file, s::kTimeReachedAttr, time_reached);
+  file_.flush();
+}
+
+void SimWriter::finish(double time_reached) {
+  flush(time_reached);
+  write_attribute(file_.id(), s::kCompleteAttr, std::int64_t{1});
+  close();
+}
+
+void SimWriter::close() {
   phase_.reset();
   omega_.reset();
   time_.reset();

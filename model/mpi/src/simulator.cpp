@@ -7,11 +7,13 @@
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <numbers>
 
+#include "checkpoint.hpp"
 #include "local_model.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
@@ -23,65 +25,26 @@
 #include "ripple/model/mpi/ghost_exchange.hpp"
 #include "ripple/model/mpi/mpi_algebra.hpp"
 #include "ripple/model/mpi/partition.hpp"
+#include "ripple/model/mpi/run_control.hpp"
 #include "ripple/model/mpi/sim_writer.hpp"
 #include "ripple/model/oscillators.hpp"
 #include "ripple/model/rhs_kernel.hpp"
 #include "ripple/model/step_adjuster.hpp"
 #include "ripple/model/vector_math.hpp"
+#include "sim_outputs.hpp"
 
 namespace ripple::model {
 namespace {
 
 namespace odeint = boost::numeric::odeint;
+using detail::CheckpointHeader;
 using detail::Coupling;
 using detail::DistributedSystem;
 using detail::LocalModel;
+using detail::Observables;
+using detail::observe;
+using detail::OutputTimes;
 using detail::State;
-
-struct Observables {
-  double order_parameter;
-  double spread;
-};
-
-Observables observe(MPI_Comm comm, const ExactSum& exact, const State& x, std::int64_t n) {
-  ExactSum::Accumulator sums[2] = {0, 0};
-  double range[2] = {-HUGE_VAL, -HUGE_VAL};  // -min, max
-  constexpr std::size_t kChunk = 1024;       // vector sin and cos chunk by chunk, on the stack
-  alignas(64) double sin_x[kChunk], cos_x[kChunk];
-  for (std::size_t begin = 0; begin < x.size(); begin += kChunk) {
-    const std::size_t m = std::min(kChunk, x.size() - begin);
-    sin_cos(x.data() + begin, sin_x, cos_x, m);
-    ExactSum::add_all(sums[0], sin_x, m);
-    ExactSum::add_all(sums[1], cos_x, m);
-  }
-  for (const double v : x) {
-    range[0] = std::max(range[0], -v);
-    range[1] = std::max(range[1], v);
-  }
-  exact.allreduce(comm, sums);
-  RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, comm));
-  const double s = ExactSum::value(sums[0]);
-  const double c = ExactSum::value(sums[1]);
-  return {std::sqrt(s * s + c * c) / static_cast<double>(n), range[1] + range[0]};
-}
-
-// Stored times: every multiple of the output interval below t_end, then t_end itself.
-class OutputTimes {
-public:
-  explicit OutputTimes(const SimConfig& cfg)
-      : t_end_(cfg.solver.t_end), interval_(cfg.output.interval > 0 ? cfg.output.interval : cfg.solver.t_end / 100.0) {
-    multiples_ = static_cast<std::int64_t>(std::ceil(t_end_ / interval_));
-    while (multiples_ > 1 && static_cast<double>(multiples_ - 1) * interval_ >= t_end_) --multiples_;
-    while (static_cast<double>(multiples_) * interval_ < t_end_) ++multiples_;
-  }
-  [[nodiscard]] std::int64_t count() const { return multiples_ + 1; }
-  [[nodiscard]] double at(std::int64_t k) const { return k < multiples_ ? static_cast<double>(k) * interval_ : t_end_; }
-
-private:
-  double t_end_;
-  double interval_;
-  std::int64_t multiples_ = 0;  // k * interval < t_end for k < multiples_
-};
 
 // Integrates segment by segment. Segments end where the right-hand side jumps: at kicks, at the
 // boundaries of the noise and delay-jitter intervals, and where a kick reaches a partner through a
@@ -89,7 +52,8 @@ private:
 // their order, and the noise of a segment is that of its interval on its whole closed span.
 class Integrator {
 public:
-  Integrator(MPI_Comm comm, const SimConfig& cfg, LocalModel& m, SimWriter& writer, const SimOptions& options)
+  Integrator(MPI_Comm comm, const SimConfig& cfg, LocalModel& m, SimWriter& writer, const SimOptions& options,
+             const CheckpointHeader* resume)
       : comm_(comm),
         cfg_(cfg),
         m_(m),
@@ -97,7 +61,11 @@ public:
         options_(options),
         sys_(comm, m, exact_),
         rank0_(comm_rank(comm) == 0),
-        outputs_(cfg) {
+        outputs_(cfg),
+        // A resumed run pauses for a test only at a step it has not reached before.
+        control_(comm, cfg.output.flush_seconds,
+                 resume != nullptr && resume->steps >= options.test_pause.step ? TestPause{} : options.test_pause),
+        resume_(resume) {
     dt_ = cfg.solver.dt > 0 ? cfg.solver.dt : cfg.mean_period() / 100.0;
     if (m.coupling == Coupling::Delayed) {
       tau_min_ = cfg.delay.mean - cfg.delay.jitter;
@@ -124,17 +92,33 @@ public:
 
   [[nodiscard]] const OutputTimes& outputs() const { return outputs_; }
 
-  void run(State& x, SimStats& stats) {
+  // Returns false where a signal stopped the run (after its checkpoint).
+  bool run(State& x, SimStats& stats) {
     start_wall_ = last_progress_ = MPI_Wtime();
     if (cfg_.output.iterations)  // θ_i(0) before any kick at t = 0: the levels passed at the start
       crossings_ = std::make_unique<CrossingTracker>(comm_, writer_, x, m_.kernel->omega(), cfg_.solver.t_end,
                                                      options_.iteration_flush_periods, options_.iteration_window_columns);
     double t = 0.0;
-    if (cfg_.solver.method == Method::Dopri5)
-      run_dopri5(x, t);
-    else
-      run_rk4(x, t);
-    if (crossings_) stats.iterations = crossings_->finish();
+    if (resume_ != nullptr) {
+      detail::read_checkpoint(comm_, cfg_, *resume_, m_, x, crossings_.get());
+      t = seg_start_ = resume_->segment_start;
+      next_output_ = resume_->next_output;
+      steps_ = resume_->steps;
+      rejected_ = resume_->rejected_steps;
+      sys_.evaluations = resume_->rhs_evaluations;
+    }
+    bool complete = true;
+    try {
+      if (cfg_.solver.method == Method::Dopri5)
+        run_dopri5(x, t);
+      else
+        run_rk4(x, t);
+    } catch (const Stopped& stop) {
+      x = stop.x;
+      t = stop.t;
+      complete = false;
+    }
+    if (crossings_) stats.iterations = complete ? crossings_->finish() : crossings_->extent();
     const Observables o = observe(comm_, exact_, x, cfg_.model.oscillators);
     stats.steps = steps_;
     stats.rejected_steps = rejected_;
@@ -145,9 +129,37 @@ public:
     stats.final_phase_spread = o.spread;
     stats.final_lag_seconds = o.spread * cfg_.mean_period() / (2.0 * std::numbers::pi);
     stats.wall_seconds = MPI_Wtime() - start_wall_;
+    return complete;
   }
 
 private:
+  // Unwinds the integration loops where a signal stopped the run; the state it stopped at.
+  struct Stopped {
+    State x;
+    double t;
+  };
+
+  // Between two steps, at (t, x), the next step of size dt: flushes the output and writes a
+  // checkpoint when it is time or a signal came, and throws Stopped after a signal's. Neither
+  // changes the integration: a checkpoint holds exactly what the next steps need.
+  void between_steps(const State& x, double t, double dt) {
+    const RunControl::Action action = control_.poll(steps_);
+    if (action == RunControl::Action::None) return;
+    if (crossings_) crossings_->flush_ready();
+    writer_.flush(t);
+    CheckpointHeader h;
+    h.time = t;
+    h.segment_start = seg_start_;
+    h.step_size = dt;
+    h.next_output = next_output_;
+    h.steps = steps_;
+    h.rejected_steps = rejected_;
+    h.rhs_evaluations = sys_.evaluations;
+    detail::write_checkpoint(comm_, cfg_, h, m_, x, crossings_.get());
+    control_.flushed();
+    if (action == RunControl::Action::Stop) throw Stopped{x, t};
+  }
+
   static double next_multiple(double t, double interval) {
     double k = std::floor(t / interval) + 1;
     while (k * interval <= t) k += 1;
@@ -175,15 +187,36 @@ private:
       m_.history->truncate_after(t);  // a step may have overshot t
       push_history(t, x);
     }
+    for (const Kick& k : kicks_) {
+      if (pause_ || k.time != t) continue;
+      const auto& ids = m_.graph.local_ids;
+      const auto it = std::lower_bound(ids.begin(), ids.end(), k.oscillator);
+      if (it != ids.end() && *it == k.oscillator) {
+        const auto l = static_cast<std::size_t>(it - ids.begin());
+        x[l] -= m_.kernel->omega()[l] * k.delay;  // falls behind by k.delay seconds
+      }
+    }
+    segment_settings(t, end);
+    if (m_.history) {
+      if (t == 0)
+        push_history_start(x, t);
+      else
+        push_history(t, x);
+    }
+  }
+
+  // What a segment [t, end) sets up besides the state: the oscillators `wait`'s kicks pause, the
+  // noise and delay intervals, the delayed image of the segment; and the derivatives at hand no
+  // longer hold. A function of t and end alone: a resumed run sets it up from its checkpoint's.
+  void segment_settings(double t, double end) {
+    seg_start_ = t;
     const double mid = 0.5 * (t + end);  // safely inside the segment's intervals
     std::vector<std::uint32_t> paused;
     for (const Kick& k : kicks_) {
+      if (!pause_ || !(k.time <= mid && mid < k.time + k.delay)) continue;
       const auto& ids = m_.graph.local_ids;
       const auto it = std::lower_bound(ids.begin(), ids.end(), k.oscillator);
-      if (it == ids.end() || *it != k.oscillator) continue;
-      const auto l = static_cast<std::size_t>(it - ids.begin());
-      if (pause_ && k.time <= mid && mid < k.time + k.delay) paused.push_back(static_cast<std::uint32_t>(l));
-      if (!pause_ && k.time == t) x[l] -= m_.kernel->omega()[l] * k.delay;  // falls behind by k.delay seconds
+      if (it != ids.end() && *it == k.oscillator) paused.push_back(static_cast<std::uint32_t>(it - ids.begin()));
     }
     m_.kernel->set_paused(std::move(paused));
     m_.kernel->set_intervals(noise_interval_ > 0 ? static_cast<std::int64_t>(std::floor(mid / noise_interval_)) : 0,
@@ -199,12 +232,6 @@ private:
         if (at + tau == end) hi = at;
       }
       m_.history->set_window(lo, hi);
-    }
-    if (m_.history) {
-      if (t == 0)
-        push_history_start(x, t);
-      else
-        push_history(t, x);
     }
   }
 
@@ -222,6 +249,7 @@ private:
         Controlled(checker, StandardStepAdjuster(max_dt, &rejected_), Dopri(algebra)));
     State xo(x.size());
     const auto step = [&](double end) {
+      between_steps(stepper.current_state(), stepper.current_time(), stepper.current_time_step());
       const double t_old = stepper.current_time();
       stepper.do_step(std::ref(sys_));
       after_step(t_old, stepper.current_time(), stepper.current_state());
@@ -232,8 +260,14 @@ private:
     };
     while (true) {
       const double end = segment_end(t);
-      begin_segment(x, t, end);
-      stepper.initialize(x, t, dt_);
+      if (resume_ != nullptr && !resumed_) {  // from the checkpoint, in the middle of its segment
+        resumed_ = true;
+        segment_settings(t, end);
+        stepper.initialize(x, resume_->time, resume_->step_size);
+      } else {
+        begin_segment(x, t, end);
+        stepper.initialize(x, t, dt_);
+      }
       for (; in_segment(next_output_, end); ++next_output_) {
         const double to = outputs_.at(next_output_);
         while (stepper.current_time() < to) step(end);
@@ -265,6 +299,7 @@ private:
     }
     const auto advance_to = [&](double target) {
       while (t < target) {
+        between_steps(x, t, dt_);
         double h = std::min(dt_, target - t);
         if (target - (t + h) < 1e-9 * dt_) h = target - t;  // land exactly on the target
         const double t_old = t;
@@ -291,7 +326,13 @@ private:
     };
     while (true) {
       const double end = segment_end(t);
-      begin_segment(x, t, end);
+      if (resume_ != nullptr && !resumed_) {  // from the checkpoint, in the middle of its segment
+        resumed_ = true;
+        segment_settings(t, end);
+        t = resume_->time;
+      } else {
+        begin_segment(x, t, end);
+      }
       for (; in_segment(next_output_, end); ++next_output_) {
         advance_to(outputs_.at(next_output_));
         emit(t, x);
@@ -372,6 +413,10 @@ private:
   DistributedSystem sys_;
   bool rank0_;
   OutputTimes outputs_;
+  RunControl control_;
+  const CheckpointHeader* resume_;  // nullptr: from t = 0
+  bool resumed_ = false;
+  double seg_start_ = 0;  // where the current segment began
   std::int64_t next_output_ = 0;
   double dt_ = 0;
   double tau_min_ = 0;
@@ -423,15 +468,27 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
   for (const std::int64_t i : model.graph.local_ids) x.push_back(initial_phase(cfg, i, file_phases));
   file_phases = {};
 
-  SimWriter writer(comm, cfg, provenance, model.graph.local_ids, OutputTimes(cfg).count(), options.force);
+  // --resume: the checkpoint and the output are checked before anything is written.
+  CheckpointHeader resume;
+  if (options.resume) resume = detail::inspect_checkpoint(comm, cfg);
+  const SimWriter::Mode mode = options.resume  ? SimWriter::Mode::Resume
+                               : options.force ? SimWriter::Mode::Overwrite
+                                               : SimWriter::Mode::Create;
+  SimWriter writer(comm, cfg, provenance, model.graph.local_ids, OutputTimes(cfg).count(), mode, resume.next_output);
   // From here on every rank is inside collectives: an error on one rank cannot be agreed on, so it
   // aborts the job (before unwinding, which would wait in collective HDF5 closes).
   abort_on_error(comm, [&] {
     detail::connect_local_model(comm, cfg, model);
     writer.write_omega(model.kernel->omega());
-    Integrator integrator(comm, cfg, model, writer, options);
-    integrator.run(x, stats);
-    writer.finish();
+    Integrator integrator(comm, cfg, model, writer, options, options.resume ? &resume : nullptr);
+    stats.stopped = !integrator.run(x, stats);
+    if (stats.stopped) {
+      writer.close();  // flushed with the checkpoint
+    } else {
+      writer.finish(stats.final_time);
+      // The output is whole: its checkpoint has no use any more.
+      if (comm_rank(comm) == 0) std::filesystem::remove(detail::checkpoint_path(cfg));
+    }
   });
 
   std::int64_t rss[2] = {peak_rss_bytes(), peak_rss_bytes()};
@@ -449,11 +506,11 @@ std::string summary_json(const SimStats& s) {
       "\"output_times\": {}, \"wall_seconds\": {:.6f}, \"ns_per_oscillator_step\": {:.3f}, \"final_time\": {:.17g}, "
       "\"final_order_parameter\": {:.17g}, \"final_phase_spread\": {:.17g}, \"final_lag_seconds\": {:.17g}, "
       "\"peak_rss_bytes\": {}, \"peak_rss_bytes_max_rank\": {}, \"iterations\": {}, \"partition\": \"{}\", "
-      "\"output_file\": \"{}\"}}",
+      "\"output_file\": \"{}\", \"stopped\": {}}}",
       s.oscillators, s.ranks, s.steps, s.rejected_steps, s.rhs_evaluations, s.output_times, s.wall_seconds,
       s.wall_seconds * 1e9 / osc_steps, s.final_time, s.final_order_parameter, s.final_phase_spread, s.final_lag_seconds,
       s.peak_rss_bytes, s.peak_rss_bytes_max_rank, s.iterations >= 0 ? std::to_string(s.iterations) : "null", s.partition,
-      s.output_file);
+      s.output_file, s.stopped ? "true" : "false");
 }
 
 }  // namespace ripple::model

@@ -50,17 +50,26 @@ public:
   // (ripple/common/file_space.hpp: HDF5 1.10 cannot recover from a write that fails half-way: an
   // Error where the file system refuses them); every rank throws alike, rank 0 with the reason.
   static ParallelH5File create(MPI_Comm comm, const std::string& path, std::int64_t reserve = 0);
+  // Opens an existing `path` for reading and writing. Collective; an InputError on every rank if
+  // any cannot open it.
+  static ParallelH5File open(MPI_Comm comm, const std::string& path);
   [[nodiscard]] hid_t id() const { return file_.get(); }
   // Data transfer property list for collective writes.
   [[nodiscard]] hid_t collective() const { return xfer_.get(); }
   // ... and for independent writes: each rank's error is its own (Open MPI 4.1's collective write
   // on three or more ranks reports success and whole counts even where a rank's write failed).
   [[nodiscard]] hid_t independent() const { return independent_.get(); }
+  // Writes everything HDF5 holds for the file to it, metadata included, so that the file opens as it
+  // is now if the process dies later. Collective; an Error if the file system refuses it.
+  void flush();
   // Closes, collectively, after every object of the file was closed; throws if the data did not all
   // reach the file. A reservation's unused rest is given back.
   void close();
 
 private:
+  static H5Id access_list(MPI_Comm comm);
+  void make_transfer_lists();
+
   H5Id file_;
   H5Id xfer_;
   H5Id independent_;
@@ -70,6 +79,7 @@ private:
 };
 
 // Attributes on any object; every rank must call these with the same values (metadata is collective).
+// An existing attribute of the name is replaced.
 void write_attribute(hid_t obj, const std::string& name, const std::string& value);
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
@@ -82,15 +92,23 @@ void write_attribute(hid_t obj, const std::string& name, double value);
 void require_regular_file(const std::string& path);
 std::string read_string_attribute(hid_t obj, const char* name, const std::string& path);
 std::int64_t read_int_attribute(hid_t obj, const char* name, const std::string& path);
+double read_double_attribute(hid_t obj, const char* name, const std::string& path);
 
 // A contiguous float64 dataset of the given shape.
 H5Id create_dataset(hid_t file, const std::string& name, const std::vector<hsize_t>& shape);
+
+// Ascending ids as runs (start, length) of consecutive ones: the selections of write_runs.
+std::vector<std::pair<std::int64_t, std::int64_t>> id_runs(std::span<const std::int64_t> ids);
 
 // Collective write of one row `row` of a 2-D dataset [rows, n] (or the whole of a 1-D dataset when
 // row < 0): this rank writes the elements at global columns given as (start, length) runs, taken in
 // order from `values`. A rank with no runs still takes part.
 void write_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
                 const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<const double> values);
+
+// Collective read, the mirror of write_runs.
+void read_runs(const ParallelH5File& file, hid_t dataset, std::int64_t row,
+               const std::vector<std::pair<std::int64_t, std::int64_t>>& runs, std::span<double> values);
 
 // Collective write of the block [start, start + count) of an N-D dataset from `data` (row-major); a
 // rank with an empty block still takes part.

@@ -79,8 +79,9 @@ struct SolverConfig {
 
 struct OutputConfig {
   std::string file = "sim.h5";
-  double interval = 0.0;    // seconds between stored states; 0 = t_end / 100
-  bool iterations = false;  // write /iteration_end: when each oscillator reaches each 2π(k+1)
+  double interval = 0.0;        // seconds between stored states; 0 = t_end / 100
+  bool iterations = false;      // write /iteration_end: when each oscillator reaches each 2π(k+1)
+  double flush_seconds = 60.0;  // wall seconds between flushes of the output, each with a checkpoint
 };
 
 struct SimConfig {
@@ -114,5 +115,9 @@ public:
 // in TOML syntax or a bare string) and validates everything. Throws ripple::InputError naming the key.
 SimConfig parse_config(const std::string& toml_text, const std::string& source, const std::vector<std::string>& overrides = {});
 SimConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The first key ("section.key", "kick[2].time") whose value differs between two resolved
+// configurations, ignoring `ignore` ("output.flush_seconds"); empty if none does.
+std::string first_changed_key(const std::string& toml_a, const std::string& toml_b, const std::string& ignore = {});
 
 }  // namespace ripple::model

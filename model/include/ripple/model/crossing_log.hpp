@@ -11,6 +11,7 @@
 // value (1.6 µs against 13 ns in a column). MPI-free.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -30,6 +31,12 @@ public:
   // (NaN). `max_columns` >= 1: the window's length after a write. `room`: columns to allocate at
   // once (the window grows by doubling past it, holding both while it copies).
   CrossingLog(std::span<const double> initial_phase, std::int64_t max_columns, std::int64_t room = 1);
+  // A log continued from a checkpoint (possibly written by other ranks): per row, the levels it
+  // reached, the column before which its old log had written (`written`), and its values at
+  // columns [written, reached): value(row, column). The new log has written every column before
+  // the largest of `written`: a row's values there go out as cells.
+  CrossingLog(std::span<const std::int64_t> reached, std::span<const std::int64_t> written,
+              const std::function<double(std::size_t, std::int64_t)>& value, std::int64_t max_columns, std::int64_t room = 1);
 
   [[nodiscard]] std::size_t rows() const { return reached_.size(); }
   // The lowest level that each row has not reached: what the scan compares phases with.

@@ -17,6 +17,10 @@ public:
 
   [[nodiscard]] std::size_t width() const { return omega_.size(); }
   [[nodiscard]] std::size_t entries() const { return times_.size(); }
+  // Entry k: its time, and its values then derivatives (2 width() numbers), for checkpoints.
+  [[nodiscard]] double time(std::size_t k) const { return times_[k]; }
+  [[nodiscard]] std::span<const double> entry(std::size_t k) const { return data_[k]; }
+  void clear() { truncate_after(-HUGE_VAL); }
 
   // Appends the state at time t (t not before the last entry; equal times mark a discontinuity
   // such as a kick, and the later entry wins from t on).

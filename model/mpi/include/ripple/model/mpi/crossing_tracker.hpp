@@ -53,6 +53,17 @@ public:
   // Writes what is left. Collective. Returns K.
   std::int64_t finish();
 
+  // For checkpoints (checkpoint.hpp): what a flush at a flush time writes, now (collective); the
+  // log; the flushes done and the columns of /iteration_end so far.
+  void flush_ready() { flush(false); }
+  [[nodiscard]] const CrossingLog& log() const { return log_; }
+  [[nodiscard]] std::int64_t flushes() const { return flushes_; }
+  [[nodiscard]] std::int64_t extent() const { return extent_; }
+  [[nodiscard]] std::int64_t window_columns() const { return schedule_.columns; }
+  [[nodiscard]] std::int64_t window_room() const { return schedule_.room; }
+  // Goes on from a checkpoint's log and counts.
+  void restore(CrossingLog log, std::int64_t flushes, std::int64_t extent);
+
 private:
   struct Schedule {
     double interval = 0;       // seconds between flushes

@@ -8,17 +8,20 @@
 
 #include "ripple/common/provenance.hpp"
 #include "ripple/model/config.hpp"
+#include "ripple/model/mpi/run_control.hpp"
 
 namespace ripple::model {
 
 struct SimOptions {
   bool force = false;           // overwrite an existing output file
+  bool resume = false;          // go on from the output's checkpoint (checkpoint.hpp)
   bool progress = true;         // progress lines on rank 0 for long runs
   double progress_every = 2.0;  // seconds between progress lines
   // [output] iterations, for tests: periods of the fastest oscillator between writes of
   // /iteration_end, and columns its window keeps (0: CrossingTracker's choice).
   double iteration_flush_periods = 0.0;
   std::int64_t iteration_window_columns = 0;
+  TestPause test_pause;  // for tests: where signals are sent (run_control.hpp)
 };
 
 struct SimStats {
@@ -38,6 +41,7 @@ struct SimStats {
   std::int64_t iterations = -1;  // K of /iteration_end; -1 without [output] iterations
   std::string partition;
   std::string output_file;
+  bool stopped = false;  // by a signal, after a checkpoint: exit with kResumableExitCode
 };
 
 // Collective over comm. Throws AgreedError (every rank) for bad input.
