@@ -34,6 +34,12 @@ run_np 2 sim run.toml --quiet --force --set solver.method=rk4 --set solver.dt=1e
 check_chain "rk4" --set solver.method=rk4 --set solver.dt=1e-4
 same_results ref.h5 run.h5 && pass "rk4: the same chain: bitwise the uninterrupted run" || fail "rk4: resumed run differs"
 
+# The wait potential, whose kicks pause a process (the pause a function of the time alone).
+wait=(--set model.potential=wait --set delay.mean=1e-4 --set delay.jitter=5e-5)
+run_np 2 sim run.toml --quiet --force "${wait[@]}" --set 'output.file="ref.h5"' || fail "uninterrupted wait run"
+check_chain "wait" "${wait[@]}"
+same_results ref.h5 run.h5 && pass "wait: the same chain: bitwise the uninterrupted run" || fail "wait: resumed run differs"
+
 # The mean field (all-to-all Kuramoto): no ghosts, no delay history, no iteration ends.
 mean_field=(--set topology.kind=all --set model.potential=kuramoto --set delay.mean=0 --set delay.jitter=0
   --set output.iterations=false --set solver.method=rk4 --set solver.dt=1e-4)
