@@ -70,4 +70,30 @@ if mount -t tmpfs -o size=400k tmpfs small 2> /dev/null; then
 else
   echo "note: full-disk case not run (cannot mount a tmpfs here)"
 fi
+# The progress line never passes 100 % nor shows a negative ETA (a step may end past t_end; before:
+# "556%", "eta -2 s"), and the JSON summary stays valid with a quote in the output path (it was
+# written by hand).
+cat > prog.toml <<'TOML'
+[model]
+oscillators = 8
+t_comp = 1.0e-3
+[[kick]]
+oscillator = 3
+time = 0.004
+delay = 0.002
+[solver]
+t_end = 0.02
+[output]
+interval = 0.005
+TOML
+run_np 2 sim prog.toml --progress-seconds 0 --set 'output.file="q\"uote.h5"' --summary 'sum"mary.json' > prog.txt 2>&1 \
+  && /usr/bin/python3 - <<'PY' && pass "progress within 0-100 %, ETA >= 0; summary JSON valid with a quote in the path" || fail "progress or summary: $(tail -3 prog.txt)"
+import json, re
+lines = [l for l in open("prog.txt") if l.startswith("ripple sim: t = ")]
+assert lines, "no progress lines"
+for l in lines:
+    t, end, pct, eta = re.match(r"ripple sim: t = (\S+) of (\S+) s \((\d+)%\), .* eta (-?\d+) s", l).groups()
+    assert float(t) <= float(end) and int(pct) <= 100 and int(eta) >= 0, l
+assert json.load(open('sum"mary.json'))["output_file"].endswith('q"uote.h5')
+PY
 finish

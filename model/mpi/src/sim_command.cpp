@@ -24,12 +24,16 @@ int sim_main(int argc, char** argv) {
   bool force = false;
   bool quiet = false;
   bool resume = false;
+  double progress_seconds = 2.0;
   std::string test_pause;
   app.add_option("config", config_path, "TOML configuration file")->required();
   app.add_option("--set", overrides, "override a key: section.key=value (TOML value), repeatable");
   app.add_option("--summary", summary_path, "write a JSON summary of the run to this file");
   app.add_flag("--force", force, "overwrite an existing output file");
   app.add_flag("--quiet", quiet, "no progress and no human summary");
+  app.add_option("--progress-seconds", progress_seconds, "seconds between progress lines on stderr")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--resume", resume,
                "go on from the checkpoint beside the output (OUTPUT.checkpoint), into the same output; on any number "
                "of ranks")
@@ -53,6 +57,7 @@ int sim_main(int argc, char** argv) {
       options.test_pause = {std::stoll(test_pause.substr(0, colon)), test_pause.substr(colon + 1)};
     }
     options.progress = !quiet;
+    options.progress_every = progress_seconds;
     const SimStats stats = simulate(comm, cfg, collect_provenance(comm, argc, argv), options);
     const std::string json = summary_json(stats);
     run_collectively(comm, [&] {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <numbers>
 
 #include "checkpoint.hpp"
@@ -351,8 +352,10 @@ private:
     if (rank0_ && options_.progress && MPI_Wtime() - last_progress_ > options_.progress_every) {
       last_progress_ = MPI_Wtime();
       const double elapsed = last_progress_ - start_wall_;
-      const double frac = t_new / cfg_.solver.t_end;
-      std::fprintf(stderr, "ripple sim: t = %.6g of %.6g s (%.0f%%), %lld steps, %.0f steps/s, eta %.0f s\n", t_new,
+      // A step may end past t_end (dense output interpolates back): the progress never passes 100 %.
+      const double t_shown = std::min(t_new, cfg_.solver.t_end);
+      const double frac = t_shown / cfg_.solver.t_end;
+      std::fprintf(stderr, "ripple sim: t = %.6g of %.6g s (%.0f%%), %lld steps, %.0f steps/s, eta %.0f s\n", t_shown,
                    cfg_.solver.t_end, 100.0 * frac, static_cast<long long>(steps_), static_cast<double>(steps_) / elapsed,
                    elapsed * (1.0 - frac) / std::max(frac, 1e-12));
     }
@@ -500,17 +503,28 @@ SimStats simulate(MPI_Comm comm, const SimConfig& cfg, const Provenance& provena
 }
 
 std::string summary_json(const SimStats& s) {
+  // Through nlohmann::json: paths with quotes or backslashes stay valid JSON.
   const double osc_steps = static_cast<double>(s.oscillators) * static_cast<double>(std::max<std::int64_t>(s.steps, 1));
-  return fmt::format(
-      "{{\"oscillators\": {}, \"ranks\": {}, \"steps\": {}, \"rejected_steps\": {}, \"rhs_evaluations\": {}, "
-      "\"output_times\": {}, \"wall_seconds\": {:.6f}, \"ns_per_oscillator_step\": {:.3f}, \"final_time\": {:.17g}, "
-      "\"final_order_parameter\": {:.17g}, \"final_phase_spread\": {:.17g}, \"final_lag_seconds\": {:.17g}, "
-      "\"peak_rss_bytes\": {}, \"peak_rss_bytes_max_rank\": {}, \"iterations\": {}, \"partition\": \"{}\", "
-      "\"output_file\": \"{}\", \"stopped\": {}}}",
-      s.oscillators, s.ranks, s.steps, s.rejected_steps, s.rhs_evaluations, s.output_times, s.wall_seconds,
-      s.wall_seconds * 1e9 / osc_steps, s.final_time, s.final_order_parameter, s.final_phase_spread, s.final_lag_seconds,
-      s.peak_rss_bytes, s.peak_rss_bytes_max_rank, s.iterations >= 0 ? std::to_string(s.iterations) : "null", s.partition,
-      s.output_file, s.stopped ? "true" : "false");
+  nlohmann::ordered_json j;
+  j["oscillators"] = s.oscillators;
+  j["ranks"] = s.ranks;
+  j["steps"] = s.steps;
+  j["rejected_steps"] = s.rejected_steps;
+  j["rhs_evaluations"] = s.rhs_evaluations;
+  j["output_times"] = s.output_times;
+  j["wall_seconds"] = s.wall_seconds;
+  j["ns_per_oscillator_step"] = s.wall_seconds * 1e9 / osc_steps;
+  j["final_time"] = s.final_time;
+  j["final_order_parameter"] = s.final_order_parameter;
+  j["final_phase_spread"] = s.final_phase_spread;
+  j["final_lag_seconds"] = s.final_lag_seconds;
+  j["peak_rss_bytes"] = s.peak_rss_bytes;
+  j["peak_rss_bytes_max_rank"] = s.peak_rss_bytes_max_rank;
+  j["iterations"] = s.iterations >= 0 ? nlohmann::ordered_json(s.iterations) : nlohmann::ordered_json(nullptr);
+  j["partition"] = s.partition;
+  j["output_file"] = s.output_file;
+  j["stopped"] = s.stopped;
+  return j.dump();
 }
 
 }  // namespace ripple::model
