@@ -12,7 +12,7 @@
 
 #include "heat2d_kernel.hpp"
 #include "ripple/common/error.hpp"
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/proxy/iteration_loop.hpp"

@@ -9,7 +9,7 @@
 #include "hpcg_problem.hpp"
 #include "hpcg_solver.hpp"
 #include "ripple/common/error.hpp"
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/pcontrol.hpp"
 #include "ripple/common/provenance.hpp"

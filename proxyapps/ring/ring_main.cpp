@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "ripple/common/error.hpp"
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/proxy/iteration_loop.hpp"

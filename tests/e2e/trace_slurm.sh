@@ -32,7 +32,15 @@ PY
 timeout 120 srun -n 4 --mpi=pmix --kill-on-bad-exit=1 "$RIPPLE_BIN" trace -o killed.h5 -- "$RING_BIN" --work sleep \
   --compute-time 0.0217 --iterations 100000 --warmup 0 > killed.txt 2>&1 &
 step=$!
-sleep 3
+# Until every rank has spooled events (each spool past its first 4 KiB block; a fixed sleep lost the
+# race on a loaded machine, where MPI_Init under srun took longer: nothing to recover), at most 60 s.
+for _ in $(seq 600); do
+  n=0
+  for f in killed.h5.spool/rank-*.bin; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -gt 4096 ] && n=$((n + 1)); done
+  [ "$n" -eq 4 ] && break
+  sleep 0.1
+done
+sleep 1  # and one more flush: more than ten iterations each
 victim=$(pgrep -f "^$RING_BIN --work sleep --compute-time 0.0217 " | sed -n 2p)
 if [ -n "$victim" ] && [ "$(readlink "/proc/$victim/exe")" = "$(readlink -f "$RING_BIN")" ]; then
   kill -KILL "$victim"

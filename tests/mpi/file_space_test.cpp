@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ripple/common/error.hpp"
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 
 namespace ripple {
 namespace {

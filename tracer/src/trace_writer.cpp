@@ -18,7 +18,7 @@
 #include "recorder.hpp"
 #include "recorder_state.hpp"
 #include "ripple/common/file_space.hpp"
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/trace/event_h5.hpp"

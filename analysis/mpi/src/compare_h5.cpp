@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "ripple/analysis/compare_report.hpp"
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/common/provenance.hpp"
 

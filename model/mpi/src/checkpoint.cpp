@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ripple/common/error.hpp"
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/mpi_util.hpp"
 #include "ripple/model/sim_schema.hpp"
 

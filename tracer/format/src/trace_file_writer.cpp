@@ -5,7 +5,7 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
-#include "ripple/common/provenance.hpp"
+#include "ripple/common/build_info.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/trace_schema.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "ripple/common/mpi_util.hpp"
+#include "ripple/common/launcher.hpp"
 
 namespace ripple {
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ripple/common/error.hpp"
+#include "ripple/common/launcher.hpp"
 
 #define RIPPLE_MPI_CHECK(call)                                                                                  \
   do {                                                                                                          \
@@ -20,15 +21,6 @@ namespace detail {
 
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
-
-// This process's rank as the launcher (mpirun, srun) announces it, before MPI starts; 0 if none.
-int launcher_rank();
-
-// The exit code of a rank that fails before MPI starts while rank 0 says why for the job: a rank
-// other than 0 returns it only after 2 s, because the launcher (mpirun; srun with
-// --kill-on-bad-exit) ends every rank at the first non-zero exit, which could be before rank 0 has
-// written its line.
-int after_rank_zero_spoke(int code);
 
 // An error that every rank of a communicator has agreed on (thrown by run_collectively).
 class AgreedError : public Error {

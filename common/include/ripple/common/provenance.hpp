@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "ripple/common/build_info.hpp"
+
 namespace ripple {
 
 struct Provenance {
@@ -15,9 +17,6 @@ struct Provenance {
   std::string slurm_job_id;  // empty outside Slurm
   int ranks = 1;
 };
-
-const char* ripple_version();
-const char* ripple_git_revision();
 
 // Collects provenance for this process; command_line joins argv.
 Provenance collect_provenance(MPI_Comm comm, int argc, char** argv);

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/proxy/iteration_loop.hpp"
 
 namespace ripple::proxy {

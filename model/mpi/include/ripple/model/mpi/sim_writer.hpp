@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ripple/common/hdf5_file.hpp"
+#include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/model/config.hpp"
 #include "ripple/model/crossing_log.hpp"
