@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <hdf5.h>
 
+#include "ripple/common/build_info.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
-#include "ripple/common/build_info.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/trace_schema.hpp"
 
