@@ -63,6 +63,6 @@ PY
 
 # Without Slurm: mpirun, and the provenance says so.
 (unset SLURM_CONF; RIPPLE_NP=2 timeout 120 bash "$jobs_dir/trace-proxy.sbatch" --out local ring "${sleepy[@]}" --iterations 5 > local.out 2>&1) \
-  && [ -s local/trace.h5 ] && grep -qx 'slurm_job_id: none' local/provenance.txt && grep -q '^launcher: mpirun' local/provenance.txt \
+  && [ -s local/trace.h5 ] && grep -qx 'slurm_job_id: none' local/provenance.txt && grep -Eq '^launcher: (.*/)?mpi(run|exec)$' local/provenance.txt \
   && pass "trace-proxy without Slurm: mpirun" || fail "without Slurm: $(tail -n 5 local.out; cat local/provenance.txt)"
 finish
