@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <nlohmann/json.hpp>
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/file_space.hpp"
@@ -48,17 +49,9 @@ void write_result_file(MPI_Comm comm, const std::string& path, const std::string
 
 std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
+// JSON through nlohmann::json, the project's one way (a byte that is not UTF-8 becomes U+FFFD).
 std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.17g}", v) : "null"; }
@@ -82,22 +75,26 @@ void write_summary(MPI_Comm comm, const std::string& path, const std::vector<std
   RIPPLE_MPI_CHECK(MPI_Gather(mine.data(), 3 * n, MPI_DOUBLE, all.data(), 3 * n, MPI_DOUBLE, 0, comm));
   run_collectively(comm, [&] {
     if (rank != 0 || path.empty()) return;
-    std::string out = "{";
-    for (const auto& [key, value] : fields) out += json_string(key) + ": " + value + ", ";
-    out += "\"timings\": [";
+    // Each field's value is a JSON text (json_string, json_number, ...): parsed, so that the file
+    // is valid JSON whatever an app passes, and written by nlohmann::json.
+    nlohmann::ordered_json out;
+    for (const auto& [key, value] : fields) out[key] = nlohmann::ordered_json::parse(value);
+    nlohmann::ordered_json timings = nlohmann::ordered_json::array();
     for (int r = 0; r < ranks; ++r) {
-      std::string c, m, e;
+      nlohmann::ordered_json row{{"rank", r},
+                                 {"compute", nlohmann::ordered_json::array()},
+                                 {"comm", nlohmann::ordered_json::array()},
+                                 {"end", nlohmann::ordered_json::array()}};
       for (int k = 0; k < n; ++k) {
         const std::size_t at = (static_cast<std::size_t>(r) * static_cast<std::size_t>(n) + static_cast<std::size_t>(k)) * 3;
-        const char* sep = k ? ", " : "";
-        c += sep + json_number(all[at]);
-        m += sep + json_number(all[at + 1]);
-        e += sep + json_number(all[at + 2]);
+        row["compute"].push_back(all[at]);
+        row["comm"].push_back(all[at + 1]);
+        row["end"].push_back(all[at + 2]);
       }
-      out += fmt::format("{}{{\"rank\": {}, \"compute\": [{}], \"comm\": [{}], \"end\": [{}]}}", r ? ", " : "", r, c, m, e);
+      timings.push_back(std::move(row));
     }
-    out += "]}\n";
-    write_text_file(path, out, "--json");
+    out["timings"] = std::move(timings);
+    write_text_file(path, out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", "--json");
   });
 }
 
