@@ -79,7 +79,9 @@ traced noisy 'comm[:, 10][[4, 6]].min() > D / 2 and (comm[:, 8:21] > D / 2).sum(
 # Rendezvous-sized messages (64 KiB, above Open MPI's 4 KiB shared-memory eager limit): a blocking
 # send waits for its receiver, so the wave runs up two ranks per iteration (each rank sends down
 # first, then up) and down one.
-traced rendezvous '(comm[:, 8:25] > D / 2).sum() == 15 and sorted(np.flatnonzero(comm[:, 10] > D / 2).tolist()) == [4, 6, 7]' \
+# Down, one rank per iteration: a run whose own timings show a hop a slipped iteration (a stall of
+# this machine; its front's fitted speed then reads 0.91) is run again.
+traced rendezvous '(comm[:, 8:25] > D / 2).sum() == 15 and sorted(np.flatnonzero(comm[:, 10] > D / 2).tolist()) == [4, 6, 7] and all(np.flatnonzero(comm[r, 8:25] > D / 2).tolist() == [2 + (5 - r) - 1] for r in range(5))' \
   "$RING_BIN" --slices 1000 --bytes 65536 "${sleepy[@]}" && pass "ring with 64 KiB messages, own timings: ranks 4, 6 and 7 wait in iteration 10"
 
 for name in chain chain2 grid hpcg noisy; do
