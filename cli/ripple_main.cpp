@@ -8,6 +8,7 @@
 #include "ripple/analysis/commands.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/common/text_file.hpp"
+#include "ripple/jobs/commands.hpp"
 #include "ripple/model/mpi/sim_command.hpp"
 #include "ripple/trace/trace_command.hpp"
 
@@ -33,6 +34,10 @@ constexpr Subcommand kSubcommands[] = {
      &ripple::analysis::import_main},
     {"plot", "figures: `plot waves` (idle-time heatmap, arrival per hop), `plot sim` (lag, circle, potential, r), `plot cxl`",
      &ripple::analysis::plot_main},
+    {"campaign", "a parameter grid over a batch template, run locally or as one Slurm job array; one table",
+     &ripple::jobs::campaign_main},
+    {"report", "one self-contained HTML page of a campaign: models against traces, CXL, machine, provenance",
+     &ripple::jobs::report_main},
 };
 
 void usage(std::FILE* out) {

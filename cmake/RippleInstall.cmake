@@ -38,7 +38,7 @@ foreach(pc ripple-trace ripple-trace-format)
 endforeach()
 
 # The analysis' Python package (reader and figures): under /usr, where Debian's python3 looks.
-install(DIRECTORY analysis/plots/ripple_plots DESTINATION ${RIPPLE_INSTALL_PYTHONDIR}
+install(DIRECTORY analysis/plots/ripple_plots jobs/ripple_jobs DESTINATION ${RIPPLE_INSTALL_PYTHONDIR}
   FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 
 # share/ripple/: examples, docs, and the Slurm templates and campaigns where the tree has them.
@@ -47,9 +47,8 @@ install(DIRECTORY analysis/examples/ DESTINATION ${RIPPLE_INSTALL_DATADIR}/examp
 install(DIRECTORY tests/install/consumer/ DESTINATION ${RIPPLE_INSTALL_DATADIR}/examples/link-tracer)
 install(DIRECTORY docs/ DESTINATION ${RIPPLE_INSTALL_DATADIR}/docs)
 install(FILES README.md DESTINATION ${RIPPLE_INSTALL_DATADIR}/docs)
-if(EXISTS ${PROJECT_SOURCE_DIR}/jobs)
-  install(DIRECTORY jobs/ DESTINATION ${RIPPLE_INSTALL_DATADIR}/jobs)
-endif()
+install(DIRECTORY jobs/ DESTINATION ${RIPPLE_INSTALL_DATADIR}/jobs
+  PATTERN ripple_jobs EXCLUDE PATTERN src EXCLUDE PATTERN include EXCLUDE PATTERN CMakeLists.txt EXCLUDE)
 
 # The environment module, one Tcl file that Lmod and Environment Modules both read, written when
 # installing so that it names the prefix actually installed into (cmake --install --prefix, or

@@ -2,11 +2,9 @@
 // this command finds it and Debian's python3, and for `waves` first computes the waves result (the
 // iteration table and its analysis) with the same code as `ripple waves`.
 #include <fmt/format.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,12 +13,12 @@
 
 #include "ripple/analysis/commands.hpp"
 #include "ripple/analysis/iteration_table.hpp"
+#include "ripple/analysis/python_runner.hpp"
 #include "ripple/analysis/waves.hpp"
 #include "ripple/analysis/waves_report.hpp"
 #include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_file.hpp"
-#include "ripple/common/install_layout.hpp"
 #include "ripple/common/text_file.hpp"
 
 namespace ripple::analysis {
@@ -31,46 +29,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The directory holding the ripple_plots package: $RIPPLE_PLOTS_DIR, else the installation's (beside
-// this bin/, wherever the prefix was moved), else the source tree's.
-std::string plots_dir() {
-  if (const char* env = std::getenv("RIPPLE_PLOTS_DIR"); env != nullptr && *env != '\0') return env;
-  if (const fs::path dir = installed_dir(InstallDir::Python); !dir.empty()) {
-    std::error_code ec;
-    if (fs::exists(dir / "ripple_plots" / "__main__.py", ec)) return dir.string();
-  }
-  return RIPPLE_PLOTS_SOURCE_DIR;
-}
-
 // Runs python3 -m ripple_plots ARGS; returns its exit code.
-int run_python(const std::vector<std::string>& args) {
-  const char* env = std::getenv("RIPPLE_PYTHON");
-  const std::string python = env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
-  const std::string dir = plots_dir();
-  if (!fs::exists(fs::path(dir) / "ripple_plots" / "__main__.py"))
-    throw Error(fmt::format("the figures' Python package is not at {} (set RIPPLE_PLOTS_DIR)", dir));
-  std::vector<std::string> argv_s = {python, "-m", "ripple_plots"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv_c;
-  for (auto& a : argv_s) argv_c.push_back(a.data());
-  argv_c.push_back(nullptr);
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw Error("cannot start python3 (fork failed)");
-  if (pid == 0) {
-    const char* old = std::getenv("PYTHONPATH");
-    const std::string path = old != nullptr && *old != '\0' ? dir + ":" + old : dir;
-    setenv("PYTHONPATH", path.c_str(), 1);
-    execv(argv_c[0], argv_c.data());
-    std::fprintf(stderr, "ripple: error: cannot run %s (%s): install python3-matplotlib and python3-h5py, or set RIPPLE_PYTHON\n",
-                 argv_c[0], std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
+int run_python(const std::vector<std::string>& args) { return run_python_module("ripple_plots", {}, args); }
 
 // A temporary file that is removed when it goes.
 struct TempFile {

@@ -6,7 +6,8 @@
 
 namespace ripple {
 
-enum class InstallDir { Lib, Python };
+// Data is share/ripple (examples, docs, the Slurm templates in jobs/).
+enum class InstallDir { Lib, Python, Data };
 
 // The directory `which` of the installation holding this executable (/proc/self/exe, so a symlink
 // to bin/ripple works too); empty if the executable cannot be found. The directory need not
