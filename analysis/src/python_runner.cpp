@@ -26,8 +26,7 @@ std::string ripple_plots_dir() {
   return RIPPLE_PLOTS_SOURCE_DIR;
 }
 
-int run_python_module(const std::string& module, const std::vector<std::string>& path,
-                      const std::vector<std::string>& args) {
+int run_python_module(const std::string& module, const std::vector<std::string>& path, const std::vector<std::string>& args) {
   const char* env = std::getenv("RIPPLE_PYTHON");
   const std::string python = env != nullptr && *env != '\0' ? env : "/usr/bin/python3";
   std::string pythonpath;

@@ -13,7 +13,6 @@ std::string ripple_plots_dir();
 // Runs `python3 -m MODULE ARGS` ($RIPPLE_PYTHON, default /usr/bin/python3) with `path` and the
 // figures' directory on PYTHONPATH and $RIPPLE set to this executable unless already set; returns
 // its exit code.
-int run_python_module(const std::string& module, const std::vector<std::string>& path,
-                      const std::vector<std::string>& args);
+int run_python_module(const std::string& module, const std::vector<std::string>& path, const std::vector<std::string>& args);
 
 }  // namespace ripple::analysis
