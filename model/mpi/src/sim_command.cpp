@@ -24,6 +24,7 @@ int sim_main(int argc, char** argv) {
   bool force = false;
   bool quiet = false;
   bool resume = false;
+  bool check = false;
   double progress_seconds = 2.0;
   std::string test_pause;
   app.add_option("config", config_path, "TOML configuration file")->required();
@@ -38,12 +39,22 @@ int sim_main(int argc, char** argv) {
                "go on from the checkpoint beside the output (OUTPUT.checkpoint), into the same output; on any number "
                "of ranks")
       ->excludes("--force");
+  app.add_flag("--check", check, "only read and check the configuration and the --set overrides (no MPI, no output)");
   app.add_option("--test-pause", test_pause, "STEP:FILE: pause at step STEP for a test's signals (run_control.hpp)")->group("");
   install_stop_handlers();  // before MPI and the set-up: a signal then stops the run at its first step
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return report_command_line(app, e, "ripple sim --help");
+  }
+  if (check) {  // e.g. `ripple campaign`, before it submits a grid of runs
+    try {
+      (void)load_config(config_path, overrides);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "ripple: error: %s\n", e.what());
+      return e.exit_code();
+    }
+    return 0;
   }
 
   return run_mpi_main(argc, argv, [&](MPI_Comm comm) {

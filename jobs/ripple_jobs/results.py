@@ -1,0 +1,120 @@
+"""A point's results: the numbers a template's outputs hold, as one flat {name: value} row.
+
+Each function reads one template's outputs in the point's folder and raises ValueError (with what
+is missing) when they are not whole. Names that end in `seconds` or `_error`, and the speeds, come
+from timings: `ripple campaign` on another machine or launcher gives other values for them.
+"""
+import csv
+import json
+import os
+import re
+import tomllib
+
+import numpy as np
+
+
+def _json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise ValueError(f"{os.path.basename(path)} was not written") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{os.path.basename(path)} is not whole ({e.msg})") from None
+
+
+def _app_summary(d):
+    a = _json(os.path.join(d, "app.json"))
+    return {"iterations": a["iterations"], "seconds": a["seconds"], "sleep_overruns": a.get("sleep_overruns"),
+            "verification": a.get("verification")}
+
+
+def trace_proxy(d):
+    if not os.path.isfile(os.path.join(d, "trace.h5")):
+        raise ValueError("trace.h5 was not written")
+    return _app_summary(d)
+
+
+def _slug(name):
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def idle_waves(d):
+    """Per model run of `ripple compare` (trace, max-plus replay and predict, POM tanh and wait): its
+    errors against the trace, and the largest delay's wave: where it started, the speed of its fronts
+    up and down the ranks (ranks per iteration), how many hops it went and when the ranks were back in
+    step."""
+    c = _json(os.path.join(d, "compare.json"))
+    row = {"period_seconds": c["period"], "delay_seconds": c["delay"]}
+    for run in c["runs"]:
+        k = _slug(run["name"])
+        wave = run.get("wave") or {}
+        fronts = wave.get("fronts") or {}
+        if k == "trace":
+            row["wave_rank"] = wave.get("rank")
+            row["wave_iteration"] = wave.get("iteration")
+        else:
+            row[f"{k}_lag_error"] = run.get("lag_error")
+            row[f"{k}_end_error"] = run.get("end_error")
+        row[f"{k}_speed_up"] = (fronts.get("up") or {}).get("speed")
+        row[f"{k}_speed_down"] = (fronts.get("down") or {}).get("speed")
+        row[f"{k}_reached_hops"] = (fronts.get("all") or {}).get("reached_hops")
+        row[f"{k}_resync_iteration"] = wave.get("resync_iteration")
+    return row
+
+
+def calibrate(d):
+    path = os.path.join(d, "machine-node.toml")
+    try:
+        with open(path, "rb") as f:
+            machine = tomllib.load(f)
+    except FileNotFoundError:
+        raise ValueError("machine-node.toml was not written") from None
+    return {k: v["value"] for k, v in machine.items() if isinstance(v, dict) and v.get("source") == "measured"}
+
+
+def cxl_sweep(d):
+    path = os.path.join(d, "table.csv")
+    if not os.path.isfile(path):
+        raise ValueError("table.csv was not written")
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise ValueError("table.csv has no rows")
+    row = {}
+    for r in rows:  # one row per tile and mode; the prefix only when a point holds several
+        prefix = "" if len(rows) == 1 else f"{r['tile']}_{_slug(r['halo'])}_"
+        for k in ("seconds", "mpi_seconds", "measured_speedup", "predicted_speedup"):
+            row[prefix + k] = float(r[k])
+    return row
+
+
+def resynchronisation(time, r):
+    """(r_min, r_final, t_resync): the order parameter's deepest dip, its final level (mean of the
+    last tenth of the run), and the first time after the dip at which r has come back 95 % of the
+    way from the dip to that level (NaN if it never does, or if there was no dip to come back from)."""
+    time, r = np.asarray(time), np.asarray(r)
+    tail = max(1, len(r) // 10)
+    r_final = float(np.mean(r[-tail:]))
+    low = int(np.argmin(r[:-tail] if len(r) > tail else r))
+    r_min = float(r[low])
+    if r_final - r_min <= 1e-9:
+        return r_min, r_final, float("nan")
+    back = np.nonzero(r[low:] >= r_min + 0.95 * (r_final - r_min))[0]
+    return r_min, r_final, float(time[low + back[0]]) if len(back) else float("nan")
+
+
+def sim(d):
+    """A `ripple sim` run: its final order parameter and lag (the summary), and from r(t) in its
+    output the dip after the kicks and the resynchronisation time."""
+    import h5py
+
+    s = _json(os.path.join(d, "summary.json"))
+    out = os.path.join(d, s["output_file"])
+    with h5py.File(out, "r") as f:
+        if int(f.attrs.get("complete", 0)) != 1:
+            raise ValueError(f"{s['output_file']} is not complete")
+        r_min, r_final, t_resync = resynchronisation(f["time"][:], f["order_parameter"][:])
+    return {"oscillators": s["oscillators"], "final_order_parameter": s["final_order_parameter"],
+            "final_lag_seconds": s["final_lag_seconds"], "order_parameter_min": r_min,
+            "order_parameter_final": r_final, "resync_time": t_resync, "wall_seconds": s["wall_seconds"]}
