@@ -19,6 +19,7 @@ from . import point, slurm, spec, table
 from .errors import InputError
 
 POINTS = "points.json"
+ACTIVE = ("pending", "running", "configuring", "completing", "requeued", "suspended")
 
 
 def _environment():
@@ -122,6 +123,10 @@ def _print_status(cdir, meta, states, aggregate=None):
     if aggregate:
         job, state, reason = aggregate
         why = f" ({reason})" if reason and reason != "None" else ""
+        queued = any(r["status"] in ACTIVE for r in rows)
+        unfinished = sum(r["status"] not in ("done", "failed") for r in rows)
+        if state == "pending" and not queued and unfinished:
+            why += f": it will not run, {unfinished} point(s) ended without a result; --resume reruns them"
         print(f"aggregation job {job}: {state}{why}")
     varying = _varying(meta)
     for r, p in zip(rows, meta["points"]):
@@ -149,7 +154,7 @@ def _run_local(cdir, meta, todo):
 def _run_slurm(cdir, meta, c, todo, resume, ripple):
     if resume:
         states, _ = slurm.queue(cdir)
-        todo = [p for p in todo if states.get(p["id"]) not in ("pending", "running", "configuring", "completing")]
+        todo = [p for p in todo if states.get(p["id"]) not in ACTIVE]
     if not todo:
         print(f"nothing to submit: every point is complete or still queued (ripple campaign {cdir} status)")
         return 0

@@ -81,8 +81,9 @@ def _scontrol_state(job):
 
 def queue(cdir):
     """(states, aggregate): each submitted point's Slurm state (pending, running, or how its task
-    ended: cancelled, timeout, ...; `gone` once Slurm has forgotten it) from its latest submission,
-    and the latest aggregation job's (job id, state, reason)."""
+    ended: cancelled, timeout, ...) from its latest submission, `lost` for a task that left the
+    queue without a trace (a pending array task that was cancelled has no record of its own), and
+    the latest aggregation job's (job id, state, reason)."""
     subs = submissions(cdir)
     if not subs:
         return {}, None
@@ -100,10 +101,10 @@ def queue(cdir):
             states[i] = in_queue[task].lower()
         else:
             state, _ = _scontrol_state(task)
-            states[i] = state.lower() if state else "gone"
+            states[i] = state.lower() if state else "lost"
     agg = subs[-1]["aggregate"]
     state, reason = _scontrol_state(agg)
-    return states, (agg, (state or "gone").lower(), reason)
+    return states, (agg, (state or "lost").lower(), reason)
 
 
 def cancel_stale_aggregate(cdir):
