@@ -38,6 +38,7 @@ pre.error, .failed figcaption { color: #a40000; }
 .source { font-size: 12px; color: #555; margin: 2px 0 8px; }
 .missing, .bad { color: #a40000; }
 .ok { color: #1b6e20; }
+span.dim { color: #777; font-size: 12px; }
 .note { font-size: 12px; color: #555; }
 .warn { background: #fff3cd; border: 1px solid #e0c36b; padding: 6px 10px; }
 """
@@ -102,7 +103,7 @@ def page(found, title):
     sim_figs = {sim.anchor: sec.simulation_figure(sim) for sim in found.simulations}
     every = [f for d in scen_figs + sweep_figs for f in d.values()] + list(sim_figs.values())
     with tempfile.TemporaryDirectory(prefix="ripple-report-") as work:
-        failed = render(every, work)
+        failed = render(every, work, found.root)
     parts = [summary(found, title, failed)]
     if found.campaign:
         parts.append(sec.campaign_section(found.campaign, found))

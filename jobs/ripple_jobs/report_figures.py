@@ -41,14 +41,15 @@ def inline(svg, prefix):
     return svg
 
 
-def run_plot(fig, workdir, k, timeout):
+def run_plot(fig, workdir, k, cwd, timeout):
     out = os.path.join(workdir, f"figure-{k}.svg")
     try:
         if fig.draw is not None:
             with _pyplot:
                 fig.draw(out)
         else:
-            p = subprocess.run([ripple_binary(), *fig.args, "-o", out], capture_output=True, text=True, timeout=timeout)
+            p = subprocess.run([ripple_binary(), *fig.args, "-o", out], capture_output=True, text=True,
+                               timeout=timeout, cwd=cwd)
             if p.returncode != 0 or not os.path.exists(out):
                 lines = [line for line in (p.stderr + p.stdout).splitlines() if line.strip()]
                 fig.error = f"exit code {p.returncode}: " + (" / ".join(lines[-3:]) or "no output")
@@ -61,10 +62,15 @@ def run_plot(fig, workdir, k, timeout):
         fig.error = f"{type(e).__name__}: {e}"
 
 
-def render(figures, workdir, timeout=300):
-    """Draws every figure (a few at once: each is its own Python process); returns the failed ones."""
+def render(figures, workdir, cwd, timeout=300):
+    """Draws every figure (a few at once: each is its own Python process) in cwd, the report's
+    directory, so that the commands the page shows name its files as the reader sees them; returns
+    the failed ones."""
+    for f in figures:
+        if f.args:
+            f.args = [os.path.relpath(a, cwd) if os.path.isabs(a) and a.startswith(cwd + os.sep) else a for a in f.args]
     with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        list(pool.map(lambda kf: run_plot(kf[1], workdir, kf[0], timeout), enumerate(figures)))
+        list(pool.map(lambda kf: run_plot(kf[1], workdir, kf[0], cwd, timeout), enumerate(figures)))
     failed = [f for f in figures if f.svg is None]
     for f in failed:
         print(f"ripple report: warning: figure '{f.title}' ({f.command()}) failed: {f.error}", file=sys.stderr)
@@ -104,10 +110,10 @@ def sweep_figure(rows, path):
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_aspect("equal")
-    ax.set_xlabel("predicted speed-up (ripple cxl, the mpi trace)")
-    ax.set_ylabel("measured speed-up (mpi seconds / mode seconds)")
+    ax.set_xlabel("predicted speed-up (ripple cxl)")
+    ax.set_ylabel("measured speed-up")
     ax.set_title("CXL sweep: measured against predicted", fontsize="medium")
-    ax.legend(fontsize="small", loc="upper left")
+    ax.legend(fontsize="small", loc="best")
     fig.tight_layout()
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg")

@@ -33,15 +33,15 @@ def ms(value):
 
 def table(header, rows, cls=""):
     """rows: lists of cells already HTML (escape text before)."""
-    head = "".join(f"<th>{h}</th>" for h in header)
+    head = "<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>" if any(header) else ""
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    return f'<div class="scroll"><table class="{cls}">{head}<tbody>{body}</tbody></table></div>'
 
 
-def source(prov, what="numbers"):
+def source(prov, what="numbers from"):
     if prov is None:
-        return f'<p class="source missing">{what} from: no provenance.txt found beside this result or above it</p>'
-    return f'<p class="source">{what} from <a href="#{prov.anchor}">{escape(prov.path)}</a></p>'
+        return f'<p class="source missing">{what}: no provenance.txt found beside this result or above it</p>'
+    return f'<p class="source">{what} <a href="#{prov.anchor}">{escape(prov.path)}</a></p>'
 
 
 def figure_html(fig):
@@ -71,13 +71,21 @@ def scenario_figures(s):
 
 
 def front_speeds(wave):
+    """Per front (down, up, all): its speed per iteration and how far it reached."""
     fronts = (wave or {}).get("fronts") or {}
     cells = []
     for d in ("down", "up", "all"):
         f = fronts.get(d) or {}
-        speed = f.get("speed")
-        cells.append(f"{d} {num(speed, 3)} ({f.get('reached_hops', 0)} hop{'s' if f.get('reached_hops', 0) != 1 else ''})")
-    return "<br>".join(cells)
+        hops = f.get("reached_hops", 0)
+        speed = DASH if f.get("speed") is None else f"{float(f['speed']):.2f}"
+        cells.append(f'{speed} <span class="dim">({hops} hop{"" if hops == 1 else "s"})</span>')
+    return cells
+
+
+def coupling(value):
+    if value is None:
+        return DASH
+    return f"{float(value):.0f}/s" if abs(float(value)) >= 100 else f"{num(value, 3)}/s"
 
 
 def error_table(c):
@@ -86,10 +94,10 @@ def error_table(c):
         w = r.get("wave") or {}
         src = DASH if w.get("rank") is None or w.get("rank", -1) < 0 else f"rank {w['rank']}, it. {w.get('iteration')}"
         rows.append([escape(r.get("name", "?")), pct(r.get("end_error")), pct(r.get("lag_error")),
-                     DASH if r.get("coupling") is None else f"{num(r['coupling'], 4)}/s", src, front_speeds(w),
+                     coupling(r.get("coupling")), src, *front_speeds(w),
                      DASH if w.get("resync_iteration") is None else f"iteration {w['resync_iteration']}"])
     return table(["model", "end error", "lag error", "coupling v<sub>p</sub>", "wave from",
-                  "front speed [ranks or hops / iteration]", "resynchronised"], rows, "numbers")
+                  "speed down", "speed up", "speed all (hops)", "resynchronised"], rows, "numbers")
 
 
 def scenario_facts(s):
@@ -118,7 +126,7 @@ def scenario_section(s, figs):
     body.append('<div class="pair">' + "".join(figure_html(figs[k]) for k in ("lags", "arrivals") if k in figs) + "</div>")
     body += ["<h3>Errors against the trace</h3>", error_table(s.compare),
              '<p class="note">end error: RMS of the end times against the trace over the mean iteration; lag error: RMS of '
-             "the lags against the trace over the largest injected delay (docs/compare.md). From "
+             "the lags against the trace over the largest injected delay; speeds in ranks (all: hops) per iteration, the front's reach in brackets (docs/compare.md). From "
              f"<code>{escape(os.path.join(s.rel, 'compare.json'))}</code>.</p>"]
     if notes:
         body.append(f"<details><summary>ripple compare's notes</summary><ul>{notes}</ul></details>")
@@ -162,7 +170,7 @@ def sweep_section(sw, figs, machines):
 def machines_section(machines):
     parts = []
     for m in machines:
-        parts.append(f'<div id="{m.anchor}" class="machine"><h3>{escape(m.rel)}</h3>{source(m.provenance, "written by")}'
+        parts.append(f'<div id="{m.anchor}" class="machine"><h3>{escape(m.rel)}</h3>{source(m.provenance, "written by the job of")}'
                      f"<pre>{escape(m.text)}</pre></div>")
     return section("machines", "Machine files", "".join(parts))
 
