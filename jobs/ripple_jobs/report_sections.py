@@ -28,7 +28,20 @@ def pct(value):
 
 
 def ms(value):
-    return DASH if value is None else f"{1e3 * float(value):.3g} ms"
+    """A duration in seconds, in the unit that reads best (ms for an iteration, µs for a latency)."""
+    if value is None:
+        return DASH
+    x = float(value)
+    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g} {unit}"
+    return f"{x * 1e9:.3g} ns"
+
+
+def fixed(value, decimals=4):
+    """A speed-up: its decimals matter (1.0003 is not 1)."""
+    text = num(value)
+    return text if text in (DASH, "∞", "−∞") or not _numeric(text) else f"{float(value):.{decimals}f}"
 
 
 def table(header, rows, cls=""):
@@ -106,7 +119,7 @@ def scenario_facts(s):
     pom = c.get("pom") or {}
     facts = [("input", escape(str(c.get("input", DASH)))), ("mean iteration", ms(c.get("period"))),
              ("largest injected delay", ms(c.get("delay"))),
-             ("max-plus α, β", f"{num(p.get('alpha') and p['alpha'] * 1e6, 3)} µs, {num(p.get('beta') and p['beta'] * 1e9, 3)} ns/B"),
+             ("max-plus α, β", f"{ms(p.get('alpha'))}, {num(p.get('beta') and p['beta'] * 1e9, 3)} ns/B"),
              ("POM β, κ, paper coupling", f"{num(pom.get('beta'))}, {num(pom.get('kappa'))}, {num(pom.get('paper_coupling'))}/s")]
     if app:
         facts.insert(0, ("app", escape(f"{app.get('app', '?')}: {app.get('ranks', '?')} ranks, {app.get('iterations', '?')} "
@@ -151,7 +164,7 @@ def sweep_section(sw, figs, machines):
         except (ValueError, ZeroDivisionError, KeyError):
             ratio = None
         rows.append([escape(r.get("tile", "")), escape(r.get("halo", "")), num(r.get("seconds")), num(r.get("mpi_seconds")),
-                     num(r.get("measured_speedup")), num(r.get("predicted_speedup")), num(ratio, 3)])
+                     fixed(r.get("measured_speedup")), fixed(r.get("predicted_speedup")), fixed(ratio, 3)])
     machine = DASH
     if sw.machine:
         m = next((m for m in machines if os.path.realpath(m.path) == os.path.realpath(sw.machine)), None)
