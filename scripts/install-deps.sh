@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libhwloc-dev libpapi-dev
   clang-format python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   slurmctld slurmd slurm-client munge lmod
+  chromium fonts-dejavu-core  # tests/e2e/report.sh renders the report headless (no fonts come with it)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -66,7 +66,8 @@ def figure(c, view="all"):
 
     runs = chosen_runs(c)
     if view == "heatmaps":
-        fig, axes = plt.subplots(1, len(runs), figsize=(5 * len(runs), 4.5), squeeze=False)
+        # constrained: the rank labels of the second and third map clear the maps beside them
+        fig, axes = plt.subplots(1, len(runs), figsize=(5 * len(runs), 4.5), squeeze=False, layout="constrained")
         draw_heatmaps(axes[0], c, runs)
     elif view == "lags":
         fig, ax = plt.subplots(figsize=(9, 5))
