@@ -91,7 +91,8 @@ std::string compare_json(const CompareResult& r) {
                 {"beta", r.pom.beta},
                 {"kappa", r.pom.kappa()},
                 {"paper_coupling", r.pom.paper_coupling()},
-                {"configs", r.pom_configs}};
+                {"configs", r.pom_configs},
+                {"edges_txt", r.pom.all_to_all ? std::string() : edges_text(r.pom)}};
   j["runs"] = json::array();
   for (const ModelRun& run : r.runs) {
     json arrivals = json::array();

@@ -41,7 +41,7 @@ def _error_line(log_path, code):
     """What went wrong, in one line: the log's last line that says error, else its last line."""
     try:
         with open(log_path, errors="replace") as f:
-            lines = [ln.strip() for ln in f if ln.strip()]
+            lines = [ln.strip() for ln in f if any(c.isalpha() for c in ln)]
     except OSError:
         lines = []
     said = [ln for ln in lines if "error" in ln.lower() or "fail" in ln.lower()]

@@ -89,32 +89,42 @@ def cxl_sweep(d):
     return row
 
 
-def resynchronisation(time, r):
-    """(r_min, r_final, t_resync): the order parameter's deepest dip, its final level (mean of the
-    last tenth of the run), and the first time after the dip at which r has come back 95 % of the
-    way from the dip to that level (NaN if it never does, or if there was no dip to come back from)."""
-    time, r = np.asarray(time), np.asarray(r)
-    tail = max(1, len(r) // 10)
-    r_final = float(np.mean(r[-tail:]))
-    low = int(np.argmin(r[:-tail] if len(r) > tail else r))
-    r_min = float(r[low])
-    if r_final - r_min <= 1e-9:
-        return r_min, r_final, float("nan")
-    back = np.nonzero(r[low:] >= r_min + 0.95 * (r_final - r_min))[0]
-    return r_min, r_final, float(time[low + back[0]]) if len(back) else float("nan")
+def resynchronisation(time, spread, t_kick):
+    """(peak, final, t_resync) of the phase spread (the slowest process behind the fastest, in
+    periods) after a kick at t_kick: its peak after the kick, its final level (the mean of the run's
+    last tenth), and how long after the kick it first came back 95 % of the way from the peak to that
+    level (NaN if it never did, or if it never rose above that level: a wavefront that keeps growing)."""
+    time, spread = np.asarray(time), np.asarray(spread)
+    after = np.nonzero(time >= t_kick)[0]
+    if len(after) == 0:
+        return float("nan"), float("nan"), float("nan")
+    tail = max(1, len(spread) // 10)
+    final = float(np.mean(spread[-tail:]))
+    top = after[0] + int(np.argmax(spread[after[0]:]))
+    peak = float(spread[top])
+    if peak - final <= 1e-12:
+        return peak, final, float("nan")
+    back = np.nonzero(spread[top:] <= peak - 0.95 * (peak - final))[0]
+    return peak, final, float(time[top + back[0]] - t_kick) if len(back) else float("nan")
 
 
 def sim(d):
-    """A `ripple sim` run: its final order parameter and lag (the summary), and from r(t) in its
-    output the dip after the kicks and the resynchronisation time."""
+    """A `ripple sim` run: its final order parameter and lag (the summary), and from the stored
+    phases the delay's lag peak and the resynchronisation time after the first kick."""
     import h5py
 
     s = _json(os.path.join(d, "summary.json"))
-    out = os.path.join(d, s["output_file"])
-    with h5py.File(out, "r") as f:
+    with h5py.File(os.path.join(d, s["output_file"]), "r") as f:
         if int(f.attrs.get("complete", 0)) != 1:
             raise ValueError(f"{s['output_file']} is not complete")
-        r_min, r_final, t_resync = resynchronisation(f["time"][:], f["order_parameter"][:])
+        config = tomllib.loads(f.attrs["config"] if isinstance(f.attrs["config"], str) else f.attrs["config"].decode())
+        period = 2 * np.pi / float(np.mean(f["omega"][:]))
+        phase = f["phase"]
+        spread = np.array([np.ptp(phase[k, :]) for k in range(phase.shape[0])]) / (2 * np.pi)
+        time = f["time"][:]
+    kicks = config.get("kick", [])
+    t_kick = min(k["time"] for k in kicks) if kicks else 0.0
+    peak, final, t_resync = resynchronisation(time, spread, t_kick)
     return {"oscillators": s["oscillators"], "final_order_parameter": s["final_order_parameter"],
-            "final_lag_seconds": s["final_lag_seconds"], "order_parameter_min": r_min,
-            "order_parameter_final": r_final, "resync_time": t_resync, "wall_seconds": s["wall_seconds"]}
+            "final_lag_seconds": s["final_lag_seconds"], "lag_peak_periods": peak, "lag_final_periods": final,
+            "resync_seconds": t_resync, "resync_periods": t_resync / period, "wall_seconds": s["wall_seconds"]}
