@@ -61,4 +61,27 @@ grep -q '^point 001 ' resume.txt && ! grep -q '^point 000 ' resume.txt && cmp -s
   || grep -q "already holds this campaign: --resume" again.txt && pass "a second run without --resume is refused" || fail "second run: $(cat again.txt)"
 "$RIPPLE_BIN" campaign mixed status > status.txt && grep -q "2 points): 1 done, 1 failed" status.txt \
   && grep -Eq '^  001  failed .*exit code' status.txt && pass "status: 1 done, 1 failed" || fail "status: $(cat status.txt)"
+
+# The sim template: the lag peak is the kick (5 periods) and the resynchronisation time of a
+# synthetic exponential decay is its analytic value, tau ln 20 (95 % of the way back).
+printf 'template = "sim"\nranks = 2\n[fixed]\nconfig = "%s"\n[grid]\n"model.strength" = [2000.0, 8000.0]\n' \
+  "$e2e_dir/../../model/examples/idle_wave_tanh.toml" > sim.toml
+"$RIPPLE_BIN" campaign sim.toml --local --dir sim > sim.txt 2>&1 || fail "sim campaign: $(tail -n 5 sim.txt)"
+PYTHONPATH="$e2e_dir/../../jobs:$PYTHONPATH" /usr/bin/python3 - sim/table.csv <<'PY' && pass "sim points: lag peak 5 periods, resynchronisation faster with stronger coupling, tau ln 20 exact" || fail "sim results"
+import csv, math, sys
+import numpy as np
+from ripple_jobs.results import resynchronisation
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["status"] for r in rows] == ["done", "done"], rows
+for r in rows:
+    assert abs(float(r["lag_peak_periods"]) - 5) < 0.05, r
+    assert 0 < float(r["resync_seconds"]) < 0.19, r
+assert float(rows[1]["resync_seconds"]) < float(rows[0]["resync_seconds"]), rows
+t = np.arange(0, 1, 1e-4)
+tau, kick = 0.05, 0.2
+s = np.where(t < kick, 0.1, 0.1 + 4 * np.exp(-(t - kick) / tau))
+peak, final, resync = resynchronisation(t, s, kick)
+assert abs(peak - 4.1) < 1e-12 and abs(final - 0.1) < 1e-5, (peak, final)
+assert abs(resync - tau * math.log(20)) <= 1e-4, (resync, tau * math.log(20))
+PY
 finish
