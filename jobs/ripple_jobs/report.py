@@ -11,7 +11,7 @@ import tempfile
 from html import escape
 
 from . import report_find, report_sections as sec
-from .report_figures import render, sweep_figure
+from .report_figures import grid_figure, render, sweep_figure
 
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1500px; padding: 0 24px 48px; color: #1d1d1f; }
@@ -100,13 +100,14 @@ def contents(found):
 def page(found, title):
     scen_figs = [sec.scenario_figures(s) for s in found.scenarios]
     sweep_figs = [sec.sweep_figures(sw, sweep_figure) for sw in found.sweeps]
-    sim_figs = {sim.anchor: sec.simulation_figure(sim) for sim in found.simulations}
-    every = [f for d in scen_figs + sweep_figs for f in d.values()] + list(sim_figs.values())
+    sim_figs = {sim.anchor: sec.simulation_figure(sim) for sim in found.simulations[:sec.MAX_SIMULATION_FIGURES]}
+    camp_figs = sec.campaign_figures(found.campaign, grid_figure) if found.campaign else {}
+    every = [f for d in scen_figs + sweep_figs + [camp_figs] for f in d.values()] + list(sim_figs.values())
     with tempfile.TemporaryDirectory(prefix="ripple-report-") as work:
         failed = render(every, work, found.root)
     parts = [summary(found, title, failed)]
     if found.campaign:
-        parts.append(sec.campaign_section(found.campaign, found))
+        parts.append(sec.campaign_section(found.campaign, found, camp_figs))
     parts += [sec.scenario_section(s, f) for s, f in zip(found.scenarios, scen_figs)]
     parts += [sec.sweep_section(sw, f, found.machines) for sw, f in zip(found.sweeps, sweep_figs)]
     if found.machines:

@@ -120,3 +120,39 @@ def sweep_figure(rows, path):
     plt.close(fig)
     with open(path, "w", encoding="utf-8") as f:
         f.write(buffer.getvalue())
+
+
+def grid_figure(rows, x, y, results, path):
+    """A campaign over two numeric parameters: one heatmap per result over the grid (y down, x
+    across), each cell annotated with its value; empty cells (no result, or NaN) stay blank."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    xs = sorted({float(r[x]) for r in rows})
+    ys = sorted({float(r[y]) for r in rows})
+    fig, axes = plt.subplots(1, len(results), figsize=(5.2 * len(results), 4.4), squeeze=False)
+    for ax, name in zip(axes[0], results):
+        grid = np.full((len(ys), len(xs)), np.nan)
+        for r in rows:
+            try:
+                grid[ys.index(float(r[y])), xs.index(float(r[x]))] = float(r.get(name) or "nan")
+            except ValueError:
+                pass
+        image = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis")
+        for (i, j), v in np.ndenumerate(grid):
+            if v == v:  # dark text on viridis' light end, light text on its dark end
+                ax.text(j, i, f"{v:.3g}", ha="center", va="center", fontsize=6,
+                        color="black" if image.norm(v) > 0.6 else "white")
+        ax.set_xticks(range(len(xs)), [f"{v:g}" for v in xs], rotation=45, fontsize="small")
+        ax.set_yticks(range(len(ys)), [f"{v:g}" for v in ys], fontsize="small")
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        ax.set_title(name, fontsize="medium")
+        fig.colorbar(image, ax=ax, shrink=0.85)
+    fig.tight_layout()
+    fig.savefig(path, format="svg")
+    plt.close(fig)

@@ -192,16 +192,44 @@ def simulation_figure(sim):
     return Figure("the simulation", ["plot", "sim", sim.path])
 
 
+# Each simulation's figure costs a plot of its whole output: a campaign of many gets the first few.
+MAX_SIMULATION_FIGURES = 6
+
+
 def simulations_section(sims, figs):
     parts = []
+    if len(sims) > MAX_SIMULATION_FIGURES:
+        parts.append(f'<p class="note">{len(sims)} simulations: the figures of the first {MAX_SIMULATION_FIGURES}; '
+                     "<code>ripple plot sim FILE -o F.svg</code> draws any other.</p>")
     for sim in sims:
         attrs = table(["attribute", "value"], [[escape(k), escape(v)] for k, v in sim.attrs.items()], "facts")
-        parts.append(f'<div id="{sim.anchor}"><h3>{escape(sim.rel)}</h3>{source(sim.provenance)}{figure_html(figs[sim.anchor])}'
+        fig = figure_html(figs[sim.anchor]) if sim.anchor in figs else ""
+        parts.append(f'<div id="{sim.anchor}"><h3>{escape(sim.rel)}</h3>{source(sim.provenance)}{fig}'
                      f"<details><summary>root attributes</summary>{attrs}</details></div>")
     return section("simulations", "Simulations", "".join(parts))
 
 
-def campaign_section(camp, found):
+# Results worth a map when a campaign spans two numeric parameters, in this order (at most three).
+GRID_RESULTS = ("resync_periods", "final_order_parameter", "lag_peak_periods", "measured_speedup", "predicted_speedup",
+                "pom_wait_lag_error", "max_plus_predict_lag_error")
+
+
+def campaign_figures(camp, draw):
+    """{"grid": the results over the grid} when exactly two parameters vary and both are numeric."""
+    params = []
+    for p in camp.points.values():
+        params += [k for k in p.get("params", {}) if k not in params]
+    varying = [k for k in params if k in camp.header and len({r.get(k) for r in camp.rows}) > 1]
+    if len(varying) != 2 or not all(_numeric(r.get(k) or "") for k in varying for r in camp.rows):
+        return {}
+    results = [k for k in GRID_RESULTS if k in camp.header][:3]
+    if not results:
+        return {}
+    y, x = varying
+    return {"grid": Figure(f"{', '.join(results)} over {y} and {x}", draw=lambda out: draw(camp.rows, x, y, results, out))}
+
+
+def campaign_section(camp, found, figs=None):
     by_point = {s.rel[len("points/"):]: s for s in found.scenarios if s.rel.startswith("points/")}
     rows = []
     for r in camp.rows:
@@ -210,6 +238,8 @@ def campaign_section(camp, found):
             v = r.get(h) or ""
             if h == "id" and v in by_point:
                 cells.append(f'<a href="#{by_point[v].anchor}">{escape(v)}</a>')
+            elif h in ("id", "job"):
+                cells.append(escape(v))
             elif h == "status":
                 cells.append(f'<span class="{"ok" if v == "done" else "bad"}">{escape(v)}</span>')
             else:
@@ -218,7 +248,8 @@ def campaign_section(camp, found):
     head = f"<p>campaign <b>{escape(camp.name)}</b>" + (f", template <code>{escape(camp.template)}</code>" if camp.template else "")
     head += f", {len(camp.rows)} point(s), {sum(r.get('status') == 'done' for r in camp.rows)} done. From <code>table.csv</code>"
     head += " and <code>points.json</code>; each point's numbers from its <code>points/ID/</code>.</p>"
-    return section("campaign", "Campaign", head + table([escape(h) for h in camp.header], rows, "numbers"))
+    grid = figure_html(figs["grid"]) if figs and "grid" in figs else ""
+    return section("campaign", "Campaign", head + grid + table([escape(h) for h in camp.header], rows, "numbers"))
 
 
 def _numeric(v):

@@ -64,7 +64,7 @@ grep -q '^point 001 ' resume.txt && ! grep -q '^point 000 ' resume.txt && cmp -s
 
 # The sim template: the lag peak is the kick (5 periods) and the resynchronisation time of a
 # synthetic exponential decay is its analytic value, tau ln 20 (95 % of the way back).
-printf 'template = "sim"\nranks = 2\n[fixed]\nconfig = "%s"\n[grid]\n"model.strength" = [2000.0, 8000.0]\n' \
+printf 'template = "sim"\nranks = 2\n[fixed]\nconfig = "%s"\n[grid]\n"model.strength" = [2000.0, 8000.0]\n"solver.rtol" = [1e-8, 1e-6]\n' \
   "$e2e_dir/../../model/examples/idle_wave_tanh.toml" > sim.toml
 "$RIPPLE_BIN" campaign sim.toml --local --dir sim > sim.txt 2>&1 || fail "sim campaign: $(tail -n 5 sim.txt)"
 PYTHONPATH="$e2e_dir/../../jobs:$PYTHONPATH" /usr/bin/python3 - sim/table.csv <<'PY' && pass "sim points: lag peak 5 periods, resynchronisation faster with stronger coupling, tau ln 20 exact" || fail "sim results"
@@ -72,11 +72,11 @@ import csv, math, sys
 import numpy as np
 from ripple_jobs.results import resynchronisation
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert [r["status"] for r in rows] == ["done", "done"], rows
+assert [r["status"] for r in rows] == ["done"] * 4, rows
 for r in rows:
     assert abs(float(r["lag_peak_periods"]) - 5) < 0.05, r
     assert 0 < float(r["resync_seconds"]) < 0.19, r
-assert float(rows[1]["resync_seconds"]) < float(rows[0]["resync_seconds"]), rows
+assert float(rows[2]["resync_seconds"]) < float(rows[0]["resync_seconds"]), rows
 t = np.arange(0, 1, 1e-4)
 tau, kick = 0.05, 0.2
 s = np.where(t < kick, 0.1, 0.1 + 4 * np.exp(-(t - kick) / tau))
@@ -84,4 +84,6 @@ peak, final, resync = resynchronisation(t, s, kick)
 assert abs(peak - 4.1) < 1e-12 and abs(final - 0.1) < 1e-5, (peak, final)
 assert abs(resync - tau * math.log(20)) <= 1e-4, (resync, tau * math.log(20))
 PY
+"$RIPPLE_BIN" report sim -o sim/report.html > report.txt 2>&1 && grep -q 'resync_periods, final_order_parameter, lag_peak_periods over model.strength and solver.rtol' sim/report.html \
+  && [ "$(grep -c '<svg' sim/report.html)" -ge 5 ] && pass "the report maps the results over the two parameters" || fail "report: $(cat report.txt)"
 finish
