@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `ripple report` in a real browser: a small campaign-shaped tree built without Slurm by the batch
-# templates themselves (two idle-wave scenarios, a calibration, a CXL sweep of 2 tiles x 2 modes, a
-# simulation, a campaign table), its page rendered by headless Chromium: the page loads nothing from
+# `ripple report` in a real browser: a small tree built without Slurm by `ripple campaign --local` and
+# the batch templates (a campaign of two idle-wave scenarios, a calibration, a CXL sweep of 2 tiles
+# x 2 modes, a simulation), its page rendered by headless Chromium: the page loads nothing from
 # outside, the browser's DOM holds every section with its figures, and the screenshot is not blank.
 # Then bad input: no directory, an empty one, a missing output folder (exit 2, one error line), and
 # a figure that cannot be drawn (exit 0, the error in the page and one warning). No timings checked.
@@ -19,20 +19,32 @@ headless() {
     --user-data-dir="$PWD/chromium-profile" --no-first-run "$@" 2>> chromium.err
 }
 
-# The fixture: what a campaign of idle-wave points, a calibration and a CXL sweep leave behind.
+# The fixture: what a campaign of idle-wave points (`ripple campaign --local`), a calibration and a
+# CXL sweep leave behind.
+cat > d.toml << 'EOF'
+template = "idle-waves"
+ranks = 4
+[fixed]
+work = "sleep"
+compute-time = 0.002
+warmup = 2
+iterations = 20
+[[variant]]
+app = "ring"
+delay = "1:8:0.01"
+[[variant]]
+app = "heat2d"
+grid = "2x2"
+tile = 32
+delay = "2:8:0.01"
+EOF
 {
-  RIPPLE_NP=4 bash "$jobs_dir/idle-waves.sbatch" --out d/points/000 ring "${sleepy[@]}" --delay 1:8:0.01 \
-    && RIPPLE_NP=4 bash "$jobs_dir/idle-waves.sbatch" --out d/points/001 heat2d --grid 2x2 --tile 32 "${sleepy[@]}" --delay 2:8:0.01 \
+  "$RIPPLE_BIN" campaign d.toml --local --dir d \
     && RIPPLE_NP=2 bash "$jobs_dir/calibrate.sbatch" --out d/cal --repetitions 1 \
     && RIPPLE_NP=4 bash "$jobs_dir/cxl-sweep.sbatch" --out d/cxl --machine d/cal/machine-node.toml --tiles 32,64 \
       --halos shm:ns,shm:all --grid 2x2 "${sleepy[@]}" \
     && mkdir -p d/sim && run_np 2 sim "$RIPPLE_SOURCE_DIR/model/examples/idle_wave_tanh.toml" --quiet --set 'output.file="d/sim/wave.h5"'
 } > fixture.log 2>&1 || { fail "the fixture: $(grep -v PAPI fixture.log | tail -n 8)"; finish; }
-cat > d/points.json << 'EOF'
-{"campaign": "report-e2e", "template": "idle-waves.sbatch", "points": [
- {"id": "000", "params": {"app": "ring"}, "args": [], "ntasks": 4}, {"id": "001", "params": {"app": "heat2d"}, "args": [], "ntasks": 4}]}
-EOF
-printf 'id,status,app,lag_error,error\n000,done,ring,0.091,\n001,done,heat2d,0.004,\n' > d/table.csv
 pass "the fixture: 2 scenarios, a machine file, a CXL sweep, a simulation"
 
 rc=0
