@@ -4,9 +4,9 @@
 # signal's moment does not matter; one that comes earlier stops the run earlier), checkpoints and
 # exits 75; the job requeues itself, its next start resumes, and the output is bitwise that of an
 # uninterrupted run.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../e2e/lib.sh"
 source "$(dirname "$0")/local_slurm.sh"
-source "$(dirname "$0")/sim_resume_lib.sh"
+source "$(dirname "$0")/../e2e/sim_resume_lib.sh"
 slurm_can_run || { echo "skipped: no local Slurm here"; exit 77; }
 sbatch_file="$e2e_dir/../../jobs/sim.sbatch"
 slurm_start "$RIPPLE_WORK_DIR/slurm" 4 || { echo "FAIL: cannot start a local Slurm"; exit 1; }

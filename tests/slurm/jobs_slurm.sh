@@ -4,7 +4,7 @@
 # writes its outputs (the trace, the apps' JSON, `ripple waves` and `compare` JSON that parses, the
 # machine file, the CXL table) and its provenance.txt (the job's id, its nodes, `ripple info`). One
 # template also runs without Slurm (mpirun). No timings are checked.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../e2e/lib.sh"
 source "$(dirname "$0")/local_slurm.sh"
 : "${HEAT2D_BIN:?}" "${RING_BIN:?}"
 slurm_can_run || { echo "skipped: no local Slurm here"; exit 77; }
@@ -12,6 +12,9 @@ jobs_dir=$(cd "$e2e_dir/../../jobs" && pwd)
 slurm_start "$RIPPLE_WORK_DIR/slurm" 4 || { echo "FAIL: cannot start a local Slurm"; exit 1; }
 mkdir bin && ln -s "$RING_BIN" "$HEAT2D_BIN" bin/  # the templates find the apps on PATH
 export PATH=$PWD/bin:$PATH RIPPLE=$RIPPLE_BIN
+# More ranks than cores: under srun Open MPI does not know it is oversubscribed (mpirun does), and
+# its waiting ranks would spin (a 5 ms ping-pong made calibrate's bandwidth fit fail).
+export OMPI_MCA_mpi_yield_when_idle=1
 sleepy=(--work sleep --compute-time 0.002 --warmup 2)
 
 submit() { sbatch --parsable --oversubscribe --output="$1.out" "${@:2}"; }

@@ -6,7 +6,7 @@
 # complete, the aggregation waits for good, `status` says so, and --resume resubmits that point
 # alone (and a new aggregation job) and leaves the others' results as they were. `status` is
 # checked at each stage. The same campaign --local gives the same table up to timings.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../e2e/lib.sh"
 source "$(dirname "$0")/local_slurm.sh"
 : "${RING_BIN:?}"
 slurm_can_run || { echo "skipped: no local Slurm here"; exit 77; }

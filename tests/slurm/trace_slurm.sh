@@ -2,7 +2,7 @@
 # `srun ... ripple trace ...` under a real (private, local) Slurm: a 4-rank heat2d traced through
 # srun --mpi=pmix gives one file with every rank's events and the job's id; a step in which one rank
 # is killed leaves spools that `ripple trace recover` turns into a file with all four ranks.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../e2e/lib.sh"
 source "$(dirname "$0")/local_slurm.sh"
 : "${HEAT2D_BIN:?}" "${RING_BIN:?}"
 slurm_can_run || { echo "skipped: no local Slurm here"; exit 77; }
