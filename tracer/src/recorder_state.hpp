@@ -1,5 +1,6 @@
 #pragma once
-// The recorder's process-wide state, shared by recorder.cpp and the writer.
+// The recorder's process-wide state, shared by the recorder's files (recorder.cpp, recorder_start.cpp,
+// scope.cpp, scope_arguments.cpp, side_spools.cpp, comm_registry.cpp) and the writer.
 #include <mpi.h>
 #include <time.h>
 
@@ -98,6 +99,37 @@ struct State {
 };
 
 extern State* g_state;
+
+// Only with MPI_THREAD_MULTIPLE can two application threads record at once; otherwise the recorder's
+// shared state (ring head, request table, counter samples) has one user at a time and needs no lock.
+class Guard {
+public:
+  explicit Guard(State& s) : s_(s), on_(s.threaded) {
+    if (on_)
+      while (s_.lock.test_and_set(std::memory_order_acquire)) {
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+      }
+  }
+  ~Guard() {
+    if (on_) s_.lock.clear(std::memory_order_release);
+  }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+
+private:
+  State& s_;
+  bool on_;
+};
+
+// Bytes a status describes (-1 if MPI cannot tell); MPI_Count holds messages beyond 2 GiB.
+inline std::int64_t status_bytes(const MPI_Status* status) {
+  MPI_Count bytes = 0;
+  if (PMPI_Get_elements_x(status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == MPI_UNDEFINED) return -1;
+  return static_cast<std::int64_t>(bytes);
+}
+
 // Ping-pongs with rank 0 on MPI_COMM_WORLD (PMPI, collective): this rank's offset to rank 0.
 OffsetSample measure_offset(int rank, int ranks);
 // The id of comm, registering it if the tracer has not seen it (made by an unwrapped call).
@@ -109,8 +141,10 @@ int world_rank(int id, int rank);
 // see it made.
 int window_comm(MPI_Win win);
 int file_comm(MPI_File file);
+// The flusher thread (recorder.cpp), started by start() under write_mutex, stopped by stop() and atexit.
+void start_flusher(State& s);
 void stop_flusher(State& s);
-void flush_all();  // spools everything buffered
+void flush_all();  // spools everything buffered: the ring's events, then the side spools' records
 void sample_counters(State& s);
 
 }  // namespace ripple::trace::detail

@@ -47,7 +47,7 @@ std::string library_path() {
   return RIPPLE_TRACE_BUILD_LIBRARY;
 }
 
-// The library's largest sample period (RIPPLE_TRACE_SAMPLE_PERIOD in recorder.cpp).
+// The library's largest sample period (RIPPLE_TRACE_SAMPLE_PERIOD in recorder_start.cpp).
 constexpr std::uint64_t kMostSamplePeriod = 1'000'000'000'000'000;
 
 struct Sampling {
@@ -304,7 +304,7 @@ int trace_main(int argc, char** argv) {
     if (!(buffer_mib > 0) || !(flush_seconds > 0))  // NaN too
       throw InputError("ripple trace: --buffer-mib and --flush-seconds must be positive");
     // The library replaces a setting outside these ranges by its default (env_number in
-    // recorder.cpp): refused here, before the run, rather than a run with a value not asked for.
+    // recorder_start.cpp): refused here, before the run, rather than a run with a value not asked for.
     if (buffer_mib < 1.0 / 1024 || buffer_mib > 1 << 30)
       throw InputError(fmt::format("ripple trace: --buffer-mib {} is not from 1/1024 to 2^30", buffer_mib));
     if (flush_seconds < 1e-6) throw InputError(fmt::format("ripple trace: --flush-seconds {} is below 1e-6", flush_seconds));
