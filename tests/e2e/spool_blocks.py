@@ -1,6 +1,5 @@
 """An event spool's blocks (versions 5 and 6), read from the layout docs/trace-format.md gives,
-apart from the C++ reader: the end-to-end checks compare the two, and rewrite real spools as older
-versions with raw events to test how those are read."""
+apart from the C++ reader: the end-to-end checks compare the two."""
 import struct
 
 HEADER = 96
@@ -129,18 +128,3 @@ def read_spool(path):
     offset = struct.unpack_from("<q", data, 64)[0]
     blocks = [decode_block(data[at:at + BLOCK], version) for at in range(offset, len(data), BLOCK)]
     return data[:HEADER], offset, blocks
-
-
-def rewrite_raw(path, version):
-    """Rewrites a version-5 or -6 spool as an older `version` (3 or 4): the same header and names, raw events."""
-    header, offset, blocks = read_spool(path)
-    with open(path, "r+b") as f:
-        f.seek(8)
-        f.write(struct.pack("<i", version))
-        if version < 4:
-            f.seek(88)
-            f.write(struct.pack("<i", 0))  # no names_bytes before version 4
-        f.seek(offset)
-        f.truncate()
-        for _, events in blocks:
-            f.write(b"".join(events))

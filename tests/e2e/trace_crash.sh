@@ -42,6 +42,47 @@ assert len(last) == 4 and all(c > 0 for c in counts), counts
 for rank, t in enumerate(last):
     assert kill - t <= 1.5, f"rank {rank}: last recovered event {kill - t:.2f} s before the kill"
 PY
+# One layout (tracer/format/include/ripple/trace/trace_layout.hpp) for both writers: a run of the
+# same kind that reaches MPI_Finalize has the very groups, datasets (of the same types) and
+# attributes the recovered trace has, but for what trace_layout.hpp names: kRecoveredOnly, and
+# kConditional where the spools lack it. Before, /ranks/clock_* were in finalized traces only and
+# /ranks/last_event_wall_time in recovered ones only.
+RIPPLE_PAPI_EVENTS=perf::TASK-CLOCK timeout 300 "$MPIEXEC" -np 4 --oversubscribe -x RIPPLE_PAPI_EVENTS "$RIPPLE_BIN" trace \
+  -o finalized.h5 --samples page-faults --sample-period 1 -- "$RING_BIN" --work sleep --compute-time 0.02 --iterations 20 \
+  --warmup 0 > finalized.txt 2>&1 || fail "a finalized run: $(tail -3 finalized.txt)"
+/usr/bin/python3 - finalized.h5 crash.h5 "$RIPPLE_SOURCE_DIR" <<'PY' && pass "finalized and recovered traces: one layout" || fail "the two writers' layouts differ"
+import re, sys
+import h5py
+src = sys.argv[3] + "/tracer/format/include/ripple/trace/"
+schema = dict(re.findall(r'constexpr const char\* (k\w+) =\s*"([^"]*)"', open(src + "trace_schema.hpp").read()))
+layout = open(src + "trace_layout.hpp").read()
+def listed(array):
+    body = re.search(array + r"\[\] = \{(.*?)\};", layout, re.S).group(1)
+    return {schema[t[8:]] if t.startswith("schema::") else t.strip('"') for t in re.findall(r'schema::\w+|"[^"]*"', body)}
+recovered_only, conditional = listed("kRecoveredOnly"), listed("kConditional")
+columns = {schema[n] for n in re.findall(r"RankColumn::\w+, schema::(\w+)", layout)}
+assert len(columns) == 12, columns
+def names(path):
+    f = h5py.File(path, "r")
+    out = {"/@" + a for a in f.attrs}
+    def visit(name, obj):
+        out.add("/" + name)
+        out.update(f"/{name}@{a}" for a in obj.attrs)
+    f.visititems(visit)
+    return f, out
+fin, fin_names = names(sys.argv[1])
+rec, rec_names = names(sys.argv[2])
+assert columns <= fin_names and columns <= rec_names, (columns - fin_names, columns - rec_names)
+assert rec_names - fin_names - conditional == recovered_only, rec_names - fin_names
+assert not fin_names - rec_names - conditional, fin_names - rec_names
+for name in fin_names & rec_names:
+    if "@" in name or not isinstance(fin[name], h5py.Dataset):
+        continue
+    a, b = fin[name], rec[name]
+    assert a.ndim == b.ndim and (a.dtype == b.dtype or a.dtype.kind == b.dtype.kind == "S"), (name, a.dtype, b.dtype)
+for column in columns:
+    assert fin[column].shape == rec[column].shape == (4,), column
+PY
 # Where the ranks ran comes back from the placement spools written at MPI_Init: the host the test
 # runs on, one node with one leader whose hwloc XML parses, and `info` counts the node.
 /usr/bin/python3 - crash.h5 <<'PY' && pass "recovered: every rank's placement and the node's hwloc topology" || fail "recovered placement"
@@ -128,7 +169,7 @@ import glob, struct, sys
 def reverse_names(path):
     with open(path, "r+b") as f:
         head = f.read(96)
-        assert head[:8] == b"RPLSPOOL" and struct.unpack_from("<i", head, 8)[0] >= 4  # names from version 4 on
+        assert head[:8] == b"RPLSPOOL" and struct.unpack_from("<i", head, 8)[0] == 6  # the version this build writes
         n = struct.unpack_from("<i", head, 88)[0]  # names_bytes (spool_format.hpp)
         names = f.read(n).split(b"\n")
         assert len(names) > 100 and b"MPI_Init" in names, names[:3]
@@ -149,35 +190,38 @@ assert (a["/events"]["call"][:] == b["/events"]["call"][:]).all()
 PY
 "$RIPPLE_BIN" trace recover mixed.spool -o mixed.h5 2> mixed.txt && fail "spools of two builds recovered" \
   || { grep -q "different lists of MPI calls" mixed.txt && pass "spools of two builds: refused, with why" || fail "mixed spools: $(cat mixed.txt)"; }
-# Spools of versions 3 (no call list) and 4 (raw events) are read, version 3 with this build's
-# list: the real spools rewritten so by an independent reader of the documented blocks
-# (spool_blocks.py), which must give the very events recover gives. A run whose spools are of two
-# versions is refused; a spool that ends inside its header block (it never got its first events)
+# Spools of an older version than this build writes (a development build's: no release wrote one)
+# are refused in one line, an event spool's and a sample spool's alike. A spool without its call
+# list (names_bytes 0: read with this build's list) beside spools with theirs is refused: one run's
+# ranks share one build. A spool that ends inside its header block (it never got its first events)
 # is recovered empty, with a warning, and the other ranks as before.
-cp -r crash.h5.spool v3.spool && cp -r crash.h5.spool v4.spool && cp -r crash.h5.spool v3mixed.spool && cp -r crash.h5.spool cut.spool
-/usr/bin/python3 - v3.spool v4.spool v3mixed.spool cut.spool <<'PY' || fail "rewriting spool versions"
-import glob, os, sys
-from spool_blocks import rewrite_raw
-for path in glob.glob(sys.argv[1] + "/rank-*.bin"):
-    rewrite_raw(path, 3)
-for path in glob.glob(sys.argv[2] + "/rank-*.bin"):
-    rewrite_raw(path, 4)
-rewrite_raw(sys.argv[3] + "/rank-000001.bin", 3)
+cp -r crash.h5.spool old.spool && cp -r crash.h5.spool oldsamples.spool && cp -r crash.h5.spool nonames.spool \
+  && cp -r crash.h5.spool cut.spool
+/usr/bin/python3 - old.spool oldsamples.spool nonames.spool cut.spool <<'PY' || fail "rewriting spool versions"
+import os, struct, sys
+def put(path, at, value):
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write(struct.pack("<i", value))
+put(sys.argv[1] + "/rank-000001.bin", 8, 5)  # the event spool's version (spool_format.hpp)
+put(sys.argv[2] + "/rank-000001.samples", 8, 1)  # the sample spool's
+put(sys.argv[3] + "/rank-000001.bin", 88, 0)  # names_bytes: its call list not kept
 os.truncate(sys.argv[4] + "/rank-000002.bin", 1000)
 PY
-"$RIPPLE_BIN" trace recover v4.spool -o v4.h5 > /dev/null || fail "recover version-4 spools"
-"$RIPPLE_BIN" trace recover v3.spool -o v3.h5 > /dev/null || fail "recover version-3 spools"
+for kind in old oldsamples; do
+  set +e; "$RIPPLE_BIN" trace recover $kind.spool -o $kind.h5 2> $kind.txt; rc=$?; set -e
+  [ "$rc" -eq 2 ] && [ "$(wc -l < $kind.txt)" -eq 1 ] && grep -q "spool version [15] was written by an older development build; this ripple reads version [62]" $kind.txt \
+    && [ ! -e $kind.h5 ] && pass "an older development build's spool refused: $(cat $kind.txt)" || fail "older spool ($kind): rc=$rc $(cat $kind.txt)"
+done
 "$RIPPLE_BIN" trace recover cut.spool -o cut.h5 > /dev/null 2> cut.txt || fail "recover with a cut header block: $(cat cut.txt)"
-/usr/bin/python3 - crash.h5 v3.h5 cut.h5 cut.txt v4.h5 <<'PY' && pass "spools of versions 3 and 4 (raw events, decoded independently) give the same events; a spool cut in its header block recovered empty, said" || fail "version-3, version-4 or cut spools"
+/usr/bin/python3 - crash.h5 cut.h5 cut.txt <<'PY' && pass "a spool cut in its header block recovered empty, said" || fail "cut spools"
 import sys
 import h5py
-a, v3, cut, v4 = (h5py.File(p, "r") for p in sys.argv[1:4] + sys.argv[5:6])
+a, cut = (h5py.File(p, "r") for p in sys.argv[1:3])
 assert a["/events"].shape[0] > 1000
-assert v3.attrs["call_names"] == a.attrs["call_names"] and (v3["/events"][:] == a["/events"][:]).all()
-assert v4.attrs["call_names"] == a.attrs["call_names"] and (v4["/events"][:] == a["/events"][:]).all()
 ca, cc = a["/ranks/count"][:], cut["/ranks/count"][:]
 assert cc[2] == 0 and (cc[[0, 1, 3]] == ca[[0, 1, 3]]).all(), (ca, cc)
-assert "rank 2's spool ends inside its header" in open(sys.argv[4]).read()
+assert "rank 2's spool ends inside its header" in open(sys.argv[3]).read()
 assert cut["/ranks/lost"][2] == -1 and cut.attrs["lost_events"] == -1, (cut["/ranks/lost"][:], cut.attrs["lost_events"])
 PY
 # trace info takes a rank whose losses are unknown: the total is unknown (-1), the text says so.
@@ -185,9 +229,9 @@ PY
 import json, sys; d = json.load(open(sys.argv[1])); assert d['lost_events'] == -1 and d['per_rank'][2]['lost']['events'] == -1, d" cut.json \
   && "$RIPPLE_BIN" trace info cut.h5 > cut.info && grep -q "an unknown number" cut.info \
   && pass "trace info: a rank whose losses are unknown" || fail "trace info of unknown losses: $(head -c 300 cut.json)"
-"$RIPPLE_BIN" trace recover v3mixed.spool -o v3mixed.h5 2> mixed.txt && fail "spools of two versions recovered" \
-  || { grep -q "3 spools keep their list of MPI calls and 1 do not" mixed.txt && pass "spools of two versions: refused, with why" \
-    || fail "spools of two versions: $(cat mixed.txt)"; }
+"$RIPPLE_BIN" trace recover nonames.spool -o nonames.h5 2> mixed.txt && fail "spools with and without call lists recovered" \
+  || { grep -q "3 spools keep their list of MPI calls and 1 do not" mixed.txt && pass "spools with and without call lists: refused, with why" \
+    || fail "spools with and without call lists: $(cat mixed.txt)"; }
 cp -r crash.h5.spool badnames.spool
 /usr/bin/python3 -c "
 import struct, sys
@@ -260,15 +304,12 @@ set +e; "$RIPPLE_BIN" trace recover badsamples.spool 2> err.txt; rc=$?; set -e
 [ "$rc" -eq 2 ] && grep -q "not a Ripple sample spool" err.txt && pass "damaged sample spool: $(cat err.txt)" \
   || fail "damaged sample spool rc=$rc $(cat err.txt)"
 # Many samples (three of recover's 64 Ki-record rounds) in rank 1's sample spool, written here: every
-# record comes back once, in order, moved onto rank 0's clock by one constant. As version 1 (no
-# iterations, records out of order): sorted by time, each with the iteration of the last marker
-# before it, as computed here from the recovered MPI_Pcontrol events.
-for version in 2 1; do
-  rm -rf many.spool && cp -r crash.h5.spool many.spool
-  /usr/bin/python3 - many.spool/rank-000001.samples "$version" <<'PY'
+# record comes back once, in order, with its iteration, moved onto rank 0's clock by one constant.
+rm -rf many.spool && cp -r crash.h5.spool many.spool
+/usr/bin/python3 - many.spool/rank-000001.samples <<'PY'
 import struct, sys
 import numpy as np
-path, version = sys.argv[1], int(sys.argv[2])
+path = sys.argv[1]
 head = open(path, "rb").read()
 magic, _, size, rank, ranks, status_bytes, _ = struct.unpack("<8s6i", head[:32])
 assert magic == b"RPLSMPLS" and size == 64 and rank == 1
@@ -280,37 +321,26 @@ r["time"] = np.linspace(0.001, 3.5, n)
 r["ip"] = np.arange(n)
 r["addr"] = 2 * np.arange(n) + 1
 r["rank"] = 1
-r["iteration"] = np.arange(n) % 1000 if version == 2 else -7
-if version == 1:
-    r = r[np.random.default_rng(7).permutation(n)]
+r["iteration"] = np.arange(n) % 1000
 with open(path, "wb") as f:
-    f.write(struct.pack("<8s6i", magic, version, size, rank, ranks, status_bytes, 0) + head[32:32 + status_bytes] + r.tobytes())
+    f.write(struct.pack("<8s6i", magic, 2, size, rank, ranks, status_bytes, 0) + head[32:32 + status_bytes] + r.tobytes())
 PY
-  "$RIPPLE_BIN" trace recover many.spool -o many.h5 > /dev/null || fail "recover with many samples (version $version)"
-  /usr/bin/python3 - many.h5 "$version" <<'PY' && pass "150 000 samples of one rank (version $version): each once, in order, one clock shift" || fail "many samples (version $version)"
+"$RIPPLE_BIN" trace recover many.spool -o many.h5 > /dev/null || fail "recover with many samples"
+/usr/bin/python3 - many.h5 <<'PY' && pass "150 000 samples of one rank: each once, in order, one clock shift" || fail "many samples"
 import sys
 import numpy as np
 from trace_file import Trace
 t = Trace(sys.argv[1])
-version = int(sys.argv[2])
 s = t.file["/samples/records"][:]
 mine = s[s["rank"] == 1]
 n = 150000
 assert len(mine) == n, len(mine)
-order = np.argsort(mine["ip"]) if version == 1 else np.arange(n)
-assert (mine["ip"] == np.arange(n)).all() if version == 2 else (np.diff(mine["time"]) > 0).all()
-assert (mine["addr"][order] == 2 * np.arange(n) + 1).all()
-shift = mine["time"][order] - np.linspace(0.001, 3.5, n)
+assert (mine["ip"] == np.arange(n)).all()
+assert (mine["addr"] == 2 * np.arange(n) + 1).all()
+shift = mine["time"] - np.linspace(0.001, 3.5, n)
 assert shift.max() - shift.min() < 1e-9, (shift.min(), shift.max())
-if version == 2:
-    assert (mine["iteration"] == np.arange(n) % 1000).all()
-else:
-    marks = t.calls("MPI_Pcontrol", t.rank(1))
-    at = np.searchsorted(marks["t_enter"], mine["time"], side="right") - 1
-    expected = np.where(at >= 0, marks["iteration"][np.maximum(at, 0)], -1)
-    assert len(marks) > 10 and (mine["iteration"] == expected).all()
+assert (mine["iteration"] == np.arange(n) % 1000).all()
 PY
-done
 # info counts them piece by piece (64 Ki samples at a time), all of them.
 "$RIPPLE_BIN" trace info many.h5 --json > many.json && /usr/bin/python3 -c "
 import json
@@ -603,7 +633,7 @@ else
   fail "damaged clock values: rc $? $(cat badtime.txt)"
 fi
 # A damaged t0 in an event spool's header (rank 2: inf, rank 3: 1e300): the ranks' times are
-# unknown, and so is their last event's wall-clock time, which versions 3 on count from t0. Before,
+# unknown, and so is their last event's wall-clock time, which counts from t0. Before,
 # /ranks/last_event_wall_time held -inf and -1e300.
 rm -rf badt0.spool && cp -r crash.h5.spool badt0.spool
 /usr/bin/python3 - badt0.spool <<'PY' || fail "damaging t0"
@@ -625,41 +655,6 @@ assert (b.count == a.count).all() and np.isnan(b.rank(2)["t_enter"]).all() and n
 PY
 else
   fail "damaged t0: rc $? $(cat badt0.txt)"
-fi
-# Spools of version 2 (raw events, times in seconds since t0: here the real ones rewritten so) with
-# times no clock gives, an infinite exit and an enter of -1e308 on each rank: those times are
-# unknown (NaN), the events kept. Before, recover wrote them as they were and trace info refused
-# the file (an infinite time).
-rm -rf v2times.spool && cp -r crash.h5.spool v2times.spool
-/usr/bin/python3 - v2times.spool <<'PY' || fail "writing version-2 spools with damaged times"
-import glob, struct, sys
-from spool_blocks import rewrite_raw
-for path in glob.glob(sys.argv[1] + "/rank-*.bin"):
-    rewrite_raw(path, 3)
-    with open(path, "r+b") as f:
-        f.seek(8)
-        f.write(struct.pack("<i", 2))  # version 2: the raw ticks are read as seconds since t0
-        f.seek(64)
-        data = struct.unpack("<q", f.read(8))[0]  # SpoolHeader.data_offset
-        f.seek(data + 88 * 5 + 8)  # the sixth event's t_exit
-        f.write(struct.pack("<d", float("inf")))
-        f.seek(data + 88 * 6)  # the seventh's t_enter
-        f.write(struct.pack("<d", -1e308))
-PY
-if recovered v2times; then
-  /usr/bin/python3 - crash.h5 v2times.h5 <<'PY' && pass "version-2 times no clock gives: unknown (NaN), the events kept" || fail "version-2 damaged times"
-import sys
-import numpy as np
-from trace_file import Trace
-a, b = Trace(sys.argv[1]), Trace(sys.argv[2])
-assert (b.count == a.count).all(), (a.count, b.count)
-for r in range(4):
-    e = b.rank(r)
-    assert np.isnan(e["t_exit"][5]) and np.isnan(e["t_enter"][6]), r
-    assert np.isnan(e["t_enter"]).sum() == 1 and np.isnan(e["t_exit"]).sum() == 1, r
-PY
-else
-  fail "version-2 damaged times: rc $? $(cat v2times.txt)"
 fi
 # A flipped bit of a sample spool's status length (bit 16) takes 64 KiB of its records into its
 # status: /ranks/sources was written with rows wider than trace info reads (64 KiB), and info

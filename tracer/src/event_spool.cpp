@@ -40,6 +40,7 @@ bool EventSpool::write_header(SpoolHeader header, const std::string& call_names)
   constexpr std::size_t kCountAt = kDataOffset - sizeof(SpoolStreamCount);
   header.data_offset = kDataOffset;
   header.stream_count = 1;
+  wall_start_ = header.wall_start;
   const bool fits = sizeof header + call_names.size() <= kCountAt;
   header.names_bytes = fits ? static_cast<std::int32_t>(call_names.size()) : 0;
   char block[kDataOffset] = {};

@@ -54,6 +54,8 @@ public:
   [[nodiscard]] std::int64_t written() const { return written_; }  // events in the file
   [[nodiscard]] std::int64_t lost() const { return lost_; }
   [[nodiscard]] std::int64_t numbered() const { return written_ + lost_; }  // the stream's events so far
+  // The header's CLOCK_REALTIME at t0 (write_header's), for /ranks/last_event_wall_time.
+  [[nodiscard]] double wall_start() const { return wall_start_; }
 
 private:
   static constexpr std::size_t kStageBlocks = 64;  // 256 KiB encoded per write
@@ -75,6 +77,7 @@ private:
   bool header_ = false;        // written: the count has its place
   bool count_behind_ = false;  // the header's count is not the stream's (its rewrite failed): tried again at each append
   bool stopped_ = false;       // the file could not even be cut back: nothing more is appended
+  double wall_start_ = 0;
 };
 
 }  // namespace ripple::trace::detail

@@ -23,6 +23,7 @@
 #include "ripple/common/provenance.hpp"
 #include "ripple/trace/event_h5.hpp"
 #include "ripple/trace/perf_decoder.hpp"
+#include "ripple/trace/trace_layout.hpp"
 #include "ripple/trace/trace_schema.hpp"
 #include "sources_json.hpp"
 #include "spool_dir.hpp"
@@ -156,11 +157,60 @@ struct SideSpool {
   }
 };
 
-void write_int64_per_rank(const ParallelH5File& f, const char* name, std::int64_t v, int rank, int ranks) {
-  write_per_rank(f, name, H5T_NATIVE_INT64, &v, rank, ranks);
-}
-void write_double_per_rank(const ParallelH5File& f, const char* name, double v, int rank, int ranks) {
-  write_per_rank(f, name, H5T_NATIVE_DOUBLE, &v, rank, ranks);
+// This rank's entry of every per-rank column (trace_layout.hpp), gathered as the write goes on.
+struct RankRow {
+  std::int64_t offset = 0, count = 0, lost = 0, counters_lost = 0, samples_lost = 0, samples_dropped = 0;
+  double clock_offset = 0, clock_drift = 0, clock_error = 0, last_event_wall_time = -1;
+};
+
+// Every column of layout::kRankColumns, each rank its own entry (collective).
+void write_rank_columns(const ParallelH5File& f, const State& s, const RankRow& row) {
+  for (const layout::RankColumnSpec& spec : layout::kRankColumns) {
+    std::int64_t i = 0;
+    double d = 0;
+    switch (spec.column) {
+      case layout::RankColumn::Offset:
+        i = row.offset;
+        break;
+      case layout::RankColumn::Count:
+        i = row.count;
+        break;
+      case layout::RankColumn::Lost:
+        i = row.lost;
+        break;
+      case layout::RankColumn::RequestsUntracked:
+        i = s.requests.untracked();
+        break;
+      case layout::RankColumn::PeersUntranslated:
+        i = s.peers_untranslated;
+        break;
+      case layout::RankColumn::CountersLost:
+        i = row.counters_lost;
+        break;
+      case layout::RankColumn::SamplesLost:
+        i = row.samples_lost;
+        break;
+      case layout::RankColumn::SamplesDropped:
+        i = row.samples_dropped;
+        break;
+      case layout::RankColumn::ClockOffset:
+        d = row.clock_offset;
+        break;
+      case layout::RankColumn::ClockDrift:
+        d = row.clock_drift;
+        break;
+      case layout::RankColumn::ClockError:
+        d = row.clock_error;
+        break;
+      case layout::RankColumn::LastEventWallTime:
+        d = row.last_event_wall_time;
+        break;
+    }
+    if (spec.type == layout::Number::I64)
+      write_per_rank(f, spec.name, H5T_NATIVE_INT64, &i, s.rank, s.ranks);
+    else
+      write_per_rank(f, spec.name, H5T_NATIVE_DOUBLE, &d, s.rank, s.ranks);
+  }
 }
 
 // Where this rank's `rows` go in a table of every rank's rows, in rank order (collective).
@@ -230,8 +280,9 @@ void write_placement(const ParallelH5File& file, const State& s) {
 std::size_t counter_record_bytes(const State& s) { return sizeof(detail::CounterRecordHead) + 8 * s.counters.size(); }
 
 // /counters: every rank's samples (MPI_Init, each iteration marker, MPI_Finalize) from its counter
-// spool, collectively, in rounds.
-void write_counters(const ParallelH5File& file, const State& s, const ClockModel& clock) {
+// spool, collectively, in rounds. Returns the samples taken that are not in the spool (its creation
+// or a write failed): /ranks/counters_lost.
+std::int64_t write_counters(const ParallelH5File& file, const State& s, const ClockModel& clock) {
   const std::size_t n = s.counters.size();
   // Every rank must create the same datasets: with different event lists per rank (RIPPLE_PAPI_EVENTS
   // set per rank) the value columns cannot share one table, and are left out on all ranks.
@@ -284,13 +335,12 @@ void write_counters(const ParallelH5File& file, const State& s, const ClockModel
     write_slice(file, rank.get(), H5T_NATIVE_INT32, at, want, rk.data());
     if (with_values) write_slice(file, values.get(), H5T_NATIVE_INT64, at, want, v.data(), n);
   });
-  // Samples taken that are not in the spool: its creation or a write failed.
-  write_int64_per_rank(file, schema::kCountersLost, s.counter_samples - rows, s.rank, s.ranks);
+  return s.counter_samples - rows;
 }
 
 // /samples: every rank's precise memory samples from its sample spool, collectively, in rounds,
-// times on rank 0's clock.
-void write_samples(const ParallelH5File& file, const State& s, const ClockModel& clock) {
+// times on rank 0's clock; this rank's losses into `row`.
+void write_samples(const ParallelH5File& file, const State& s, const ClockModel& clock, RankRow& row) {
   SideSpool spool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord));
   const std::int64_t rows = spool.rows;
   const auto [offset, total] = rank_slice(rows, s.rank);
@@ -308,9 +358,9 @@ void write_samples(const ParallelH5File& file, const State& s, const ClockModel&
     for (std::size_t k = 0; k < want; ++k) chunk[k].time = clock.to_global(chunk[k].time + s.t0) - s.t0_root;
     write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), want, chunk.data());
   });
-  write_int64_per_rank(file, schema::kSamplesLost, s.sampler.lost(), s.rank, s.ranks);
+  row.samples_lost = s.sampler.lost();
   // Decoded but not in the spool: more waiting than RIPPLE_TRACE_MAX_SAMPLES, or a failed write.
-  write_int64_per_rank(file, schema::kSamplesDropped, s.sampler.decoded() - rows, s.rank, s.ranks);
+  row.samples_dropped = s.sampler.decoded() - rows;
 }
 
 // The clock map's pieces: those in the clock spool, then those still in memory (tracer_clock.hpp).
@@ -450,19 +500,18 @@ bool write(State& s) {
   agreed([&] { write_provenance(file.id(), provenance); });
   agreed_attribute(file.id(), schema::kCallNamesAttr, call_names_text());
   H5Id ranks_group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), schema::kRanks, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-  write_int64_per_rank(file, schema::kRankOffset, offset, s.rank, s.ranks);
-  write_int64_per_rank(file, schema::kRankCount, total, s.rank, s.ranks);
-  write_int64_per_rank(file, schema::kRankLost, lost, s.rank, s.ranks);
-  write_int64_per_rank(file, schema::kRequestsUntracked, s.requests.untracked(), s.rank, s.ranks);
-  write_int64_per_rank(file, schema::kPeersUntranslated, s.peers_untranslated, s.rank, s.ranks);
-  write_double_per_rank(file, schema::kClockOffset, clock.offset(), s.rank, s.ranks);
-  write_double_per_rank(file, schema::kClockDrift, clock.drift(), s.rank, s.ranks);
-  write_double_per_rank(file, schema::kClockError, std::max(s.sync_start.error, s.sync_end.error), s.rank, s.ranks);
+  RankRow row;
+  row.offset = offset;
+  row.count = total;
+  row.lost = lost;
+  row.clock_offset = clock.offset();
+  row.clock_drift = clock.drift();
+  row.clock_error = std::max(s.sync_start.error, s.sync_end.error);
 
-  write_counters(file, s, clock);
+  row.counters_lost = write_counters(file, s, clock);
   write_placement(file, s);
   write_rank_sources(file, s, sources, width);
-  write_samples(file, s, clock);
+  write_samples(file, s, clock, row);
 
   H5Id type = agreed_type(event_h5_type);
   H5Id ds = create_table(file, schema::kEvents, type.get(), all);
@@ -484,10 +533,13 @@ bool write(State& s) {
     for (std::int64_t k = from_spool; k < n; ++k)
       chunk[static_cast<std::size_t>(k)] =
           s.ring[(ring_tail + static_cast<std::uint64_t>(done + k - spooled)) & (s.ring.size() - 1)];
+    if (n > 0)  // events are in commit order: the round's last is the rank's last so far
+      row.last_event_wall_time = s.spool.wall_start() + seconds(chunk[static_cast<std::size_t>(n - 1)].t_exit) - s.t0;
     for (std::int64_t k = 0; k < n; ++k) to_global(chunk[static_cast<std::size_t>(k)]);
     write_slice(file, ds.get(), type.get(), static_cast<hsize_t>(offset + done), rows, chunk.data());
   });
   in.close();
+  write_rank_columns(file, s, row);
   ds.reset();  // the file closes only with none of its objects open
   type.reset();
   ranks_group.reset();

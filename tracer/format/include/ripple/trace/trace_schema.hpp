@@ -1,7 +1,7 @@
 #pragma once
 // Every name in the HDF5 trace files (docs/trace-format.md): the writer, `ripple trace recover` and
-// the reader use these and no literals of their own. Readers accept versions kOldestVersion to
-// kVersion; a table added to the format raises kVersion.
+// the reader use these and no literals of their own (trace_layout.hpp: which of them each writes).
+// Readers accept versions kOldestVersion to kVersion; a table added to the format raises kVersion.
 #include <cstddef>
 
 #include "ripple/trace/event.hpp"
@@ -33,7 +33,7 @@ inline constexpr const char* kRankSources = "/ranks/sources";                   
 inline constexpr const char* kClockOffset = "/ranks/clock_offset";                // seconds to rank 0's clock at the start
 inline constexpr const char* kClockDrift = "/ranks/clock_drift";                  // relative rate against rank 0's clock
 inline constexpr const char* kClockError = "/ranks/clock_error";                  // the larger synchronisation error
-inline constexpr const char* kLastEventWallTime = "/ranks/last_event_wall_time";  // recovered traces only
+inline constexpr const char* kLastEventWallTime = "/ranks/last_event_wall_time";  // CLOCK_REALTIME of the last event
 inline constexpr const char* kSamplesLost = "/ranks/samples_lost";                // lost in the kernel's ring buffer
 inline constexpr const char* kSamplesDropped = "/ranks/samples_dropped";        // decoded, not kept (memory bound, spool failure)
 inline constexpr const char* kCountersLost = "/ranks/counters_lost";            // counter samples taken, not kept (spool failure)
