@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -20,7 +21,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "json_text.hpp"
 #include "recover.hpp"
 #include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
@@ -165,37 +165,61 @@ int info(const std::string& path, bool json) {
     for (const auto& x : t.read_samples(at, kPiece)) ++samples[static_cast<std::size_t>(x.rank)];
   for (const auto r : t.counters().rank) ++counter_rows[static_cast<std::size_t>(r)];
   if (json) {
-    // {name: {count, time, bytes}}: the whole run's table, then each rank's.
-    const auto calls_json = [](const std::map<std::string, CallStats>& calls) {
-      std::string text = "{";
-      for (const auto& [name, s] : calls)
-        text += fmt::format("{}\"{}\": {{\"count\": {}, \"time\": {}, \"bytes\": {}}}", text.size() > 1 ? ", " : "",
-                            detail::json_escape(name), s.count, s.seconds, s.bytes);
-      return text + "}";
+    // Keys in the order written (ordered_json); the run's object is written rank by rank, so that the
+    // output of 10^6 ranks is never held whole.
+    using Json = nlohmann::ordered_json;
+    const auto calls_json = [](const std::map<std::string, CallStats>& calls) {  // {name: {count, time, bytes}}
+      Json j = Json::object();
+      for (const auto& [name, s] : calls) j[name] = {{"count", s.count}, {"time", s.seconds}, {"bytes", s.bytes}};
+      return j;
     };
-    std::string out = fmt::format(
-        "{{\"file\": \"{}\", \"ranks\": {}, \"nodes\": {}, \"events\": {}, \"lost_events\": {}, \"events_untimed\": {}, "
-        "\"duration\": {}, \"sources\": {}, \"calls\": {}, \"per_rank\": [",
-        detail::json_escape(path), t.ranks(), t.nodes(), t.event_count(), lost_unknown ? -1 : lost, untimed, duration,
-        t.sources(), calls_json(total));
-    for (int r = 0; r < t.ranks(); ++r) {
-      const TraceReader::Losses& l = t.rank_losses()[static_cast<std::size_t>(r)];
-      out += fmt::format(
-          "{}{{\"rank\": {}, \"iterations\": {}, \"counter_samples\": {}, \"memory_samples\": {}, \"lost\": {{\"events\": {}, "
-          "\"memory_samples\": {}, \"memory_samples_dropped\": {}, \"counter_samples\": {}, \"requests_untracked\": {}, "
-          "\"peers_untranslated\": {}}}, ",
-          r ? ", " : "", r, iterations[static_cast<std::size_t>(r)].size(), counter_rows[static_cast<std::size_t>(r)],
-          samples[static_cast<std::size_t>(r)], t.rank_lost()[static_cast<std::size_t>(r)], l.samples_lost, l.samples_dropped,
-          l.counter_samples, l.requests_untracked, l.peers_untranslated);
-      if (!t.rank_sources().empty()) out += fmt::format("\"sources\": {}, ", t.rank_sources()[static_cast<std::size_t>(r)]);
-      if (!t.placement().empty()) {
-        const trace::Placement& p = t.placement()[static_cast<std::size_t>(r)];
-        out += fmt::format("\"host\": \"{}\", \"node\": {}, \"binding\": \"{}\", \"core\": {}, \"package\": {}, \"numa\": {}, ",
-                           detail::json_escape(p.host), p.node, detail::json_escape(p.binding), p.core, p.package, p.numa);
+    const auto parsed = [&](const std::string& text) {  // the file's sources, JSON text it holds
+      try {
+        return Json::parse(text);
+      } catch (const Json::parse_error&) {
+        throw InputError(fmt::format("{}: its sources are not JSON: the file is damaged", path));
       }
-      out += "\"calls\": " + calls_json(per_rank[static_cast<std::size_t>(r)]) + "}";
-      std::fputs(out.c_str(), stdout);  // rank by rank: the output of 10^6 ranks is never held whole
-      out.clear();
+    };
+    const Json head = {{"file", path},
+                       {"ranks", t.ranks()},
+                       {"nodes", t.nodes()},
+                       {"events", t.event_count()},
+                       {"lost_events", lost_unknown ? -1 : lost},
+                       {"events_untimed", untimed},
+                       {"duration", duration},
+                       {"sources", parsed(t.sources())},
+                       {"calls", calls_json(total)}};
+    // Invalid UTF-8 (a path's or a host's bytes) becomes U+FFFD rather than an exception.
+    const auto dump = [](const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); };
+    std::string text = dump(head);
+    text.pop_back();  // the closing brace: per_rank follows
+    std::fputs((text + ", \"per_rank\": [").c_str(), stdout);
+    for (int r = 0; r < t.ranks(); ++r) {
+      const auto i = static_cast<std::size_t>(r);
+      const TraceReader::Losses& l = t.rank_losses()[i];
+      Json rank = {{"rank", r},
+                   {"iterations", iterations[i].size()},
+                   {"counter_samples", counter_rows[i]},
+                   {"memory_samples", samples[i]},
+                   {"lost",
+                    {{"events", t.rank_lost()[i]},
+                     {"memory_samples", l.samples_lost},
+                     {"memory_samples_dropped", l.samples_dropped},
+                     {"counter_samples", l.counter_samples},
+                     {"requests_untracked", l.requests_untracked},
+                     {"peers_untranslated", l.peers_untranslated}}}};
+      if (!t.rank_sources().empty()) rank["sources"] = parsed(t.rank_sources()[i]);
+      if (!t.placement().empty()) {
+        const trace::Placement& p = t.placement()[i];
+        rank.update({{"host", p.host},
+                     {"node", p.node},
+                     {"binding", p.binding},
+                     {"core", p.core},
+                     {"package", p.package},
+                     {"numa", p.numa}});
+      }
+      rank["calls"] = calls_json(per_rank[i]);
+      std::fputs(((r ? ", " : "") + dump(rank)).c_str(), stdout);
     }
     std::puts("]}");
     return 0;
