@@ -125,7 +125,8 @@ PomFit fit_pom(const IterationTable& t, const Program& p, const TimelineParams& 
   for (const auto& [key, seconds] : t.injected) {
     const auto [rank, iteration] = key;
     const double period = f.t_comp[static_cast<std::size_t>(rank)] + f.t_comm[static_cast<std::size_t>(rank)];
-    f.kicks.push_back({rank, (iteration - t.first_iteration) * period + 0.5 * f.t_comp[static_cast<std::size_t>(rank)], seconds});
+    const int column = iteration - t.first_iteration;
+    f.kicks.push_back({rank, column, column * period + 0.5 * f.t_comp[static_cast<std::size_t>(rank)], seconds});
   }
   fit_wait(f, p, params);
   return f;

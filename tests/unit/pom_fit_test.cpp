@@ -19,7 +19,7 @@ PomFit three_ranks() {
   f.own_comm = {2e-5, 3e-5, 2e-5};
   f.latency = 7e-5;
   f.iterations = 20;
-  f.kicks.push_back({1, 10 * 2.2e-3 + 1e-3, 0.01});
+  f.kicks.push_back({1, 10, 10 * 2.2e-3 + 1e-3, 0.01});
   return f;
 }
 

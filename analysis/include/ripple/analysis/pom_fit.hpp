@@ -4,7 +4,8 @@
 // t_comm (medians of its iterations' compute and wait, what was injected left out), the protocol
 // (most messages' size against the eager limit: beta 1 or 2), kappa by the paper's rule (the sum of
 // the stencil's distances, or the longest where a rank's requests of an iteration complete in one
-// wait), a kick at every injected delay (in the middle of the rank's compute in that iteration),
+// wait), a kick at every injected delay (in the middle of the rank's compute in that iteration, by
+// the trace's clock until compare.cpp places it by the model's own),
 // noise from the compute residuals, and iteration crossings on; `wait` its own t_comm and tau.
 // MPI-free: compare.cpp runs it through a runner the command gives it.
 #include <optional>
@@ -27,6 +28,7 @@ struct PomFit {
   bool all_to_all = false;
   struct Kick {
     int rank;
+    int column;  // the trace's iteration, as a column of its table
     double time, delay;
   };
   std::vector<Kick> kicks;
