@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "json_text.hpp"
@@ -13,8 +14,8 @@ namespace ripple::trace::detail {
 std::string eager_limits_json() {
   int provided = 0;
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-    return "\"unavailable: MPI_T_init_thread failed (no MPI tool information interface)\"";
-  std::string out;
+    return nlohmann::json("unavailable: MPI_T_init_thread failed (no MPI tool information interface)").dump();
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
   int count = 0;
   MPI_T_cvar_get_num(&count);
   for (int i = 0; i < count; ++i) {
@@ -45,11 +46,11 @@ std::string eager_limits_json() {
     }
     MPI_T_cvar_handle_free(&handle);
     if (value < 0) continue;
-    out += (out.empty() ? "\"" : ", \"") + json_escape(std::string(n)) + "\": " + std::to_string(value);
+    out[valid_utf8(std::string(n))] = value;
   }
   MPI_T_finalize();
-  if (out.empty()) return "\"unavailable: the MPI library names no eager limit among its control variables\"";
-  return "{" + out + "}";
+  if (out.empty()) return nlohmann::json("unavailable: the MPI library names no eager limit among its control variables").dump();
+  return out.dump();
 }
 
 }  // namespace ripple::trace::detail
