@@ -3,7 +3,7 @@
 // the blocks to the very events. The events exercise every way an event refers to another: the
 // same and the next neighbour, a numbered slot, more (peer, buffer) than a call has slots, raw
 // events, several calls and every field changing.
-//   event_blocks_dump EVENTS_OUT BLOCKS_OUT [format]
+//   event_blocks_dump EVENTS_OUT BLOCKS_OUT
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,10 +17,9 @@ using namespace ripple::trace::detail;
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s EVENTS_OUT BLOCKS_OUT [format]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s EVENTS_OUT BLOCKS_OUT\n", argv[0]);
     return 2;
   }
-  const int format = argc > 3 ? std::atoi(argv[3]) : kBlockFormat;
   std::mt19937_64 rng(42);
   std::vector<Event> events(60000);
   double t = 1e6;
@@ -52,7 +51,7 @@ int main(int argc, char** argv) {
     e.t_enter = t += static_cast<double>(rng() % 5000);
     e.t_exit = rng() % 50 == 0 ? t + 0.5 : t + static_cast<double>(rng() % 900);
   }
-  EventBlockEncoder encoder(format);
+  EventBlockEncoder encoder;
   std::vector<unsigned char> blocks;
   for (std::uint64_t k = 0; k < events.size();) {
     blocks.resize(blocks.size() + kEventBlock);
@@ -65,6 +64,6 @@ int main(int argc, char** argv) {
     std::perror("event_blocks_dump");
     return 1;
   }
-  std::printf("%zu events in %zu blocks (format %d)\n", events.size(), blocks.size() / kEventBlock, format);
+  std::printf("%zu events in %zu blocks\n", events.size(), blocks.size() / kEventBlock);
   return 0;
 }

@@ -1,4 +1,4 @@
-"""An event spool's blocks (versions 5 and 6), read from the layout docs/trace-format.md gives,
+"""An event spool's blocks (version 6), read from the layout docs/trace-format.md gives,
 apart from the C++ reader: the end-to-end checks compare the two."""
 import struct
 
@@ -6,12 +6,11 @@ HEADER = 96
 EVENT = struct.Struct("<ddQqqqQiiiiiiii")  # struct Event: t_enter, t_exit, buffer, bytes, ... rank
 HEAD = struct.Struct("<4sHHQQ")
 BLOCK = 4096
-# The mask's bits, as indices into EVENT's fields, per version. 5: request, buffer, peer, tag,
-# iteration, count, bytes, extent, call_site, comm, same_node, rank; 6: request, iteration, buffer,
-# peer, tag, then as 5.
-FIELDS = {5: [5, 2, 8, 9, 11, 12, 3, 4, 6, 10, 13, 14], 6: [5, 11, 2, 8, 9, 12, 3, 4, 6, 10, 13, 14]}
-SLOTS = {5: 1, 6: 32}  # a call's slots of earlier events
-NEXT, LATEST, NEW, NUMBERED = 0, 1, 2, 3  # version 6: which slot an event refers to
+# The mask's bits, as indices into EVENT's fields: request, iteration, buffer, peer, tag, count,
+# bytes, extent, call_site, comm, same_node, rank.
+FIELDS = [5, 11, 2, 8, 9, 12, 3, 4, 6, 10, 13, 14]
+SLOTS = 32  # a call's slots of earlier events
+NEXT, LATEST, NEW, NUMBERED = 0, 1, 2, 3  # which slot an event refers to
 MAX_CALL = 511  # calls encoded compactly
 TICK_LIMIT = 1 << 53  # compact times: whole ticks within +-2^53
 UNSIGNED = {2, 6}  # buffer, call_site
@@ -62,7 +61,7 @@ def as_field(value, index):
     return value
 
 
-def decode_block(block, version):
+def decode_block(block):
     """(first, [raw 88-byte events]) of one block; an AssertionError if it is damaged."""
     magic, events, nbytes, first, sum_ = HEAD.unpack_from(block)
     assert magic == b"RPLE" and nbytes <= BLOCK - HEAD.size and events <= (BLOCK - HEAD.size) // 4, (magic, nbytes, events)
@@ -80,10 +79,7 @@ def decode_block(block, version):
         call = calls.setdefault(c - 1, {"slots": [], "latest": 0, "next": 0})
         slots = call["slots"]
         word, p = varint(payload, p)
-        if version == 5:
-            mask, which = word, LATEST if slots else NEW
-        else:
-            mask, which = word >> 2, word & 3
+        mask, which = word >> 2, word & 3
         if which == NEXT:
             assert slots
             slot = (call["latest"] + 1) % len(slots)
@@ -93,7 +89,7 @@ def decode_block(block, version):
         elif which == NUMBERED:
             slot, p = varint(payload, p)
             assert slot < len(slots)
-        assert mask >> len(FIELDS[version]) == 0, "a mask bit beyond the fields"
+        assert mask >> len(FIELDS) == 0, "a mask bit beyond the fields"
         dt, p = varint(payload, p)
         duration, p = varint(payload, p)
         t_enter = wrap64(previous_t + unzigzag(dt))
@@ -103,15 +99,15 @@ def decode_block(block, version):
             v = list(slots[call["latest"]] if slots else DEFAULT)
         else:
             v = list(slots[slot])
-        for bit, index in enumerate(FIELDS[version]):
+        for bit, index in enumerate(FIELDS):
             if mask >> bit & 1:
                 delta, p = varint(payload, p)
                 v[index] = as_field(v[index] + unzigzag(delta), index)
         v[0], v[1], v[7] = float(t_enter), float(t_exit), c - 1
         if which == NEW:  # the call's next slot in turn
             slot = call["next"]
-            call["next"] = (slot + 1) % SLOTS[version]
-            if len(slots) < SLOTS[version]:
+            call["next"] = (slot + 1) % SLOTS
+            if len(slots) < SLOTS:
                 slots.append(None)
         slots[slot], call["latest"], previous_t = v, slot, t_enter
         out.append(EVENT.pack(*v))
@@ -120,11 +116,11 @@ def decode_block(block, version):
 
 
 def read_spool(path):
-    """(the header's 96 bytes, data_offset, [(first, [raw events]) per block]) of a version-5 or -6 spool."""
+    """(the header's 96 bytes, data_offset, [(first, [raw events]) per block]) of a version-6 spool."""
     with open(path, "rb") as f:
         data = f.read()
     version = struct.unpack_from("<i", data, 8)[0]
-    assert data[:8] == b"RPLSPOOL" and version in (5, 6), version
+    assert data[:8] == b"RPLSPOOL" and version == 6, version
     offset = struct.unpack_from("<q", data, 64)[0]
-    blocks = [decode_block(data[at:at + BLOCK], version) for at in range(offset, len(data), BLOCK)]
+    blocks = [decode_block(data[at:at + BLOCK]) for at in range(offset, len(data), BLOCK)]
     return data[:HEADER], offset, blocks

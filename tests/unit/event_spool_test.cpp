@@ -46,7 +46,8 @@ std::vector<Event> read_back(const std::string& path, SpoolHeader& header, std::
   in.read(reinterpret_cast<char*>(&header), sizeof header);
   EXPECT_EQ(header.data_offset, EventSpool::kDataOffset);
   EventBlockReader blocks;
-  EXPECT_TRUE(blocks.open(path, header.data_offset, header.version));
+  EXPECT_EQ(header.version, kBlockFormat);
+  EXPECT_TRUE(blocks.open(path, header.data_offset));
   std::vector<Event> events(kMaxEventsPerBlock);
   std::size_t got = 0;
   while (std::size_t n = blocks.read(events.data() + got, kMaxEventsPerBlock)) {

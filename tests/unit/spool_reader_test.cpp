@@ -179,13 +179,13 @@ TEST(EventBlockReader, ReadsEveryEventInOrderInRoundsOfAnySize) {
   ASSERT_GE(blocks.size(), 4u);
   write_blocks(path, blocks);
   EventBlockReader in;
-  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+  ASSERT_TRUE(in.open(path, 8192));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 0);
   EXPECT_EQ(in.damaged_blocks(), 0);
   EXPECT_FALSE(in.cut_off());
   ::unlink(path.c_str());
-  EXPECT_FALSE(in.open(path, 8192, kBlockFormat));
+  EXPECT_FALSE(in.open(path, 8192));
 }
 
 TEST(EventBlockReader, ACountingReadingGivesTheEventsAndLossesOfAReading) {
@@ -200,9 +200,9 @@ TEST(EventBlockReader, ACountingReadingGivesTheEventsAndLossesOfAReading) {
     if (damage == 3) blocks.back()[300] ^= 1;  // the last block
     write_blocks(path, blocks, damage == 3 ? 1000 : 0);
     EventBlockReader reading, counting, partly;
-    ASSERT_TRUE(reading.open(path, 8192, kBlockFormat));
-    ASSERT_TRUE(counting.open(path, 8192, kBlockFormat));
-    ASSERT_TRUE(partly.open(path, 8192, kBlockFormat));
+    ASSERT_TRUE(reading.open(path, 8192));
+    ASSERT_TRUE(counting.open(path, 8192));
+    ASSERT_TRUE(partly.open(path, 8192));
     const auto read = static_cast<std::int64_t>(read_events(reading, events).size());
     EXPECT_EQ(counting.count_rest(), read) << "damage " << damage;
     EXPECT_EQ(counting.lost(), reading.lost());
@@ -229,7 +229,7 @@ TEST(EventBlockReader, ABlockThatNeverReachedTheDiskOrIsDamagedCostsExactlyItsEv
         blocks[bad][100] ^= 0x10;  // a damaged payload
       write_blocks(path, blocks);
       EventBlockReader in;
-      ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+      ASSERT_TRUE(in.open(path, 8192));
       EXPECT_EQ(read_events(in, events).size(), events.size() - missing);
       EXPECT_EQ(in.lost(), missing) << "block " << bad << (zeros ? " zeroed" : " damaged");
       EXPECT_EQ(in.damaged_blocks(), 1);
@@ -240,7 +240,7 @@ TEST(EventBlockReader, ABlockThatNeverReachedTheDiskOrIsDamagedCostsExactlyItsEv
   blocks.back()[200] ^= 1;
   write_blocks(path, blocks);
   EventBlockReader in;
-  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+  ASSERT_TRUE(in.open(path, 8192));
   EXPECT_EQ(read_events(in, events).size(), events.size() - events_in(blocks.back()));
   EXPECT_EQ(in.lost(), events_in(blocks.back()));
   ::unlink(path.c_str());
@@ -253,7 +253,7 @@ TEST(EventBlockReader, ARepeatedBlockIsSkippedAndABlockCutOffAtTheEndCounted) {
   blocks.insert(blocks.begin() + 2, blocks[1]);  // out of order: written twice
   write_blocks(path, blocks);
   EventBlockReader in;
-  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+  ASSERT_TRUE(in.open(path, 8192));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.damaged_blocks(), 1);
   EXPECT_EQ(in.lost(), 0);
@@ -261,7 +261,7 @@ TEST(EventBlockReader, ARepeatedBlockIsSkippedAndABlockCutOffAtTheEndCounted) {
   blocks = blocks_of(events);
   for (const std::size_t cut : {kEventBlock - 2000, kEventBlock - 10}) {
     write_blocks(path, blocks, cut);
-    ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+    ASSERT_TRUE(in.open(path, 8192));
     EXPECT_EQ(read_events(in, events).size(), events.size() - events_in(blocks.back()));
     EXPECT_TRUE(in.cut_off());
     EXPECT_EQ(in.lost(), cut == kEventBlock - 10 ? 1 : events_in(blocks.back())) << "cut " << cut;
@@ -278,7 +278,7 @@ TEST(EventBlockReader, ARepeatedLastBlockATrailingZeroBlockAndCraftedNumbersAreS
   auto blocks = whole;
   blocks.push_back(blocks.back());
   write_blocks(path, blocks);
-  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+  ASSERT_TRUE(in.open(path, 8192));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 0);
   EXPECT_EQ(in.damaged_blocks(), 1);
@@ -286,7 +286,7 @@ TEST(EventBlockReader, ARepeatedLastBlockATrailingZeroBlockAndCraftedNumbersAreS
   blocks = whole;
   blocks.emplace_back(kEventBlock, 0);
   write_blocks(path, blocks);
-  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+  ASSERT_TRUE(in.open(path, 8192));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 1);
   EXPECT_EQ(in.damaged_blocks(), 1);
@@ -303,7 +303,7 @@ TEST(EventBlockReader, ARepeatedLastBlockATrailingZeroBlockAndCraftedNumbersAreS
     blocks.insert(blocks.begin() + 1, crafted);
   }
   write_blocks(path, blocks);
-  ASSERT_TRUE(in.open(path, 8192, kBlockFormat));
+  ASSERT_TRUE(in.open(path, 8192));
   EXPECT_EQ(read_events(in, events).size(), events.size());
   EXPECT_EQ(in.lost(), 0);
   EXPECT_EQ(in.damaged_blocks(), 3);

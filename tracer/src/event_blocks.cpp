@@ -16,38 +16,32 @@ namespace ripple::trace::detail {
 namespace {
 
 // The fields an event's mask covers, in bit order: those that change most often first, so that a
-// mask usually fits one varint byte. 64-bit ones as they are, 32-bit ones sign-extended. Format 6
-// refers to the same (peer, buffer)'s previous event, so that its events differ mostly in request
-// and iteration, which lead; format 5's order was for the call's previous event.
+// mask usually fits one varint byte. 64-bit ones as they are, 32-bit ones sign-extended. An event
+// refers to the same (peer, buffer)'s previous one, so that they differ mostly in request and
+// iteration, which lead.
 constexpr int kFields = kEventFields;
 struct FieldAt {
   std::size_t offset, size;
 };
-constexpr std::array<FieldAt, kFields> kFields5 = {{{offsetof(Event, request), 8},
-                                                    {offsetof(Event, buffer), 8},
-                                                    {offsetof(Event, peer), 4},
-                                                    {offsetof(Event, tag), 4},
-                                                    {offsetof(Event, iteration), 4},
-                                                    {offsetof(Event, count), 4},
-                                                    {offsetof(Event, bytes), 8},
-                                                    {offsetof(Event, extent), 8},
-                                                    {offsetof(Event, call_site), 8},
-                                                    {offsetof(Event, comm), 4},
-                                                    {offsetof(Event, same_node), 4},
-                                                    {offsetof(Event, rank), 4}}};
-// Format 6: format 5's fields with iteration moved up to the second place.
-constexpr std::array<FieldAt, kFields> kFields6 = [] {
-  std::array<FieldAt, kFields> f = kFields5;
-  std::rotate(f.begin() + 1, f.begin() + 4, f.begin() + 5);  // request, iteration, buffer, peer, tag, ...
-  return f;
-}();
+constexpr std::array<FieldAt, kFields> kFieldOrder = {{{offsetof(Event, request), 8},
+                                                       {offsetof(Event, iteration), 4},
+                                                       {offsetof(Event, buffer), 8},
+                                                       {offsetof(Event, peer), 4},
+                                                       {offsetof(Event, tag), 4},
+                                                       {offsetof(Event, count), 4},
+                                                       {offsetof(Event, bytes), 8},
+                                                       {offsetof(Event, extent), 8},
+                                                       {offsetof(Event, call_site), 8},
+                                                       {offsetof(Event, comm), 4},
+                                                       {offsetof(Event, same_node), 4},
+                                                       {offsetof(Event, rank), 4}}};
 
 // Everything but the times: the nine words after t_exit.
 constexpr int kWords = 9;
 static_assert(offsetof(Event, buffer) == 16 && sizeof(Event) == 16 + 8 * kWords);
 static_assert(offsetof(Event, call) == 16 + 8 * 5, "word 5's low half is the call");
 
-// A format's fields, laid out for the encoder and decoder. A field's value is read as a 64-bit
+// The fields, laid out for the encoder and decoder. A field's value is read as a 64-bit
 // word without a branch on its width: a 32-bit field is the high half of the word that ends with
 // it (little-endian), shifted down with its sign; every such word lies within the event, as a word
 // starting at the field would not for the last one.
@@ -65,21 +59,18 @@ constexpr FieldLayout layout_of(const std::array<FieldAt, kFields>& at) {
   }
   return l;
 }
-template <int Format>
-constexpr FieldLayout kLayout = layout_of(Format == 5 ? kFields5 : kFields6);
+constexpr FieldLayout kLayout = layout_of(kFieldOrder);
 
-template <int Format>
 std::uint64_t field(const Event& e, int f) {
   std::uint64_t word = 0;
-  std::memcpy(&word, reinterpret_cast<const char*>(&e) + kLayout<Format>.load[f], 8);
-  return static_cast<std::uint64_t>(static_cast<std::int64_t>(word) >> kLayout<Format>.shift[f]);
+  std::memcpy(&word, reinterpret_cast<const char*>(&e) + kLayout.load[f], 8);
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(word) >> kLayout.shift[f]);
 }
 
 // False if the value does not fit the field (a 32-bit one: a damaged block).
-template <int Format>
 bool set_field(Event& e, int f, std::uint64_t v) {
-  char* at = reinterpret_cast<char*>(&e) + kLayout<Format>.at[f].offset;
-  if (kLayout<Format>.at[f].size == 8) {
+  char* at = reinterpret_cast<char*>(&e) + kLayout.at[f].offset;
+  if (kLayout.at[f].size == 8) {
     std::memcpy(at, &v, 8);
     return true;
   }
@@ -127,19 +118,18 @@ std::uint32_t differing_words(const Event& e, const Event& before) {
 
 namespace {
 
-// A format's mask from differing_words, in three lookups of 6 words each: entry x of table t has
+// The mask from differing_words, in three lookups of 6 words each: entry x of table t has
 // the bit of every field with one of its words among the set bits of x (words 6t to 6t + 5).
 struct MaskTables {
   std::uint16_t of[3][64];
 };
-template <int Format>
 constexpr MaskTables kMaskTables = [] {
   MaskTables t{};
   for (int chunk = 0; chunk < 3; ++chunk)
     for (std::uint32_t x = 0; x < 64; ++x)
       for (int f = 0; f < kFields; ++f) {
-        const auto first = static_cast<int>((kLayout<Format>.at[f].offset - 16) / 4);
-        const auto words = static_cast<int>(kLayout<Format>.at[f].size / 4);
+        const auto first = static_cast<int>((kLayout.at[f].offset - 16) / 4);
+        const auto words = static_cast<int>(kLayout.at[f].size / 4);
         for (int w = first; w < first + words; ++w)
           if (w / 6 == chunk && ((x >> (w % 6)) & 1) != 0) t.of[chunk][x] |= static_cast<std::uint16_t>(1u << f);
       }
@@ -147,11 +137,10 @@ constexpr MaskTables kMaskTables = [] {
 }();
 
 // The mask of fields in which `e` differs from `before`: most events of a loop differ in none.
-template <int Format>
 std::uint64_t changed_fields(const Event& e, const Event& before) {
   const std::uint32_t d = differing_words(e, before);
   if (d == 0) return 0;
-  const MaskTables& t = kMaskTables<Format>;
+  const MaskTables& t = kMaskTables;
   return std::uint64_t{t.of[0][d & 63]} | t.of[1][(d >> 6) & 63] | t.of[2][d >> 12];
 }
 
@@ -192,9 +181,7 @@ bool get_varint(const unsigned char*& p, const unsigned char* end, std::uint64_t
 
 }  // namespace
 
-BlockState::BlockState(int format)
-    : format_(format == kOldestBlockFormat ? kOldestBlockFormat : kBlockFormat),
-      width_(format_ == kOldestBlockFormat ? 1 : kReferences) {
+BlockState::BlockState() {
   groups_.reserve(kMaxCall + 1);  // address space only, until a call is first seen
 }
 
@@ -240,8 +227,8 @@ inline void BlockState::remember(std::size_t call, Slots& s, const Reference& r,
   if (r.which == kNew) {                                                        // the call's next slot in turn
     if (group_of_[call] == nullptr) group_of_[call] = &groups_.emplace_back();  // within the reservation: never moves
     slot = s.next;
-    s.next = static_cast<std::uint8_t>(s.next + 1 == width_ ? 0 : s.next + 1);
-    if (s.filled < width_) ++s.filled;
+    s.next = static_cast<std::uint8_t>(s.next + 1 == kReferences ? 0 : s.next + 1);
+    if (s.filled < kReferences) ++s.filled;
     group_of_[call]->events[slot] = e;
     group_of_[call]->keys[slot] = key(e);
   } else if (changed != 0) {
@@ -252,11 +239,10 @@ inline void BlockState::remember(std::size_t call, Slots& s, const Reference& r,
 
 namespace {
 
-constexpr unsigned kWhichBits = 2;  // format 6: the mask word's low bits say which slot is referred to
+constexpr unsigned kWhichBits = 2;                                       // the mask word's low bits say which slot is referred to
 constexpr std::size_t kMaxEncoded = 2 + 2 + 1 + 10 + 10 + 10 * kFields;  // call, mask, slot, two times, every field
 static_assert(kMaxEncoded >= 1 + sizeof(Event), "a raw event fits where the largest compact one does");
 
-template <int Format>
 std::size_t encode_block(BlockState& state, const Event* ring, std::uint64_t mask, std::uint64_t from, std::uint64_t to,
                          std::uint64_t first, unsigned char* block) {
   state.start_block();
@@ -279,15 +265,15 @@ std::size_t encode_block(BlockState& state, const Event* ring, std::uint64_t mas
       slots = &state.slots(c);
       reference = state.find(c, *slots, e);
       const Event& before = state.event(c, *slots, reference);
-      changed = changed_fields<Format>(e, before);
+      changed = changed_fields(e, before);
       unsigned char* p = put_varint(out, c + 1);
-      p = put_varint(p, Format == 5 ? changed : changed << kWhichBits | reference.which);
-      if (Format != 5 && reference.which == BlockState::kNumbered) p = put_varint(p, static_cast<std::uint64_t>(reference.slot));
+      p = put_varint(p, changed << kWhichBits | reference.which);
+      if (reference.which == BlockState::kNumbered) p = put_varint(p, static_cast<std::uint64_t>(reference.slot));
       p = put_varint(p, zigzag(static_cast<std::uint64_t>(t_enter) - static_cast<std::uint64_t>(previous_t)));
       p = put_varint(p, zigzag(static_cast<std::uint64_t>(t_exit) - static_cast<std::uint64_t>(t_enter)));
       for (std::uint64_t left = changed; left != 0; left &= left - 1) {
         const int f = std::countr_zero(left);
-        p = put_varint(p, zigzag(field<Format>(e, f) - field<Format>(before, f)));
+        p = put_varint(p, zigzag(field(e, f) - field(before, f)));
       }
       len = static_cast<std::size_t>(p - out);
       compact = len <= 1 + sizeof(Event);  // else raw is smaller
@@ -318,7 +304,6 @@ std::size_t encode_block(BlockState& state, const Event* ring, std::uint64_t mas
   return n;
 }
 
-template <int Format>
 bool decode_block(BlockState& state, const unsigned char* block, Event* out, EventBlockHead& head) {
   std::memcpy(&head, block, sizeof head);
   if (std::memcmp(head.magic, EventBlockHead{}.magic, sizeof head.magic) != 0 || head.bytes > kEventBlockPayload ||
@@ -341,13 +326,10 @@ bool decode_block(BlockState& state, const unsigned char* block, Event* out, Eve
     if (call > kMaxCall + 1 || !get_varint(p, end, changed)) return false;
     const std::size_t c = call - 1;
     BlockState::Slots& slots = state.slots(c);
-    auto which = slots.filled != 0 ? BlockState::kLatest : BlockState::kNew;  // format 5's: the call's one, if any
+    const auto which = static_cast<BlockState::Which>(changed & ((1u << kWhichBits) - 1));
+    changed >>= kWhichBits;
     std::uint64_t slot = 0;
-    if (Format != 5) {
-      which = static_cast<BlockState::Which>(changed & ((1u << kWhichBits) - 1));
-      changed >>= kWhichBits;
-      if (which == BlockState::kNumbered && !get_varint(p, end, slot)) return false;
-    }
+    if (which == BlockState::kNumbered && !get_varint(p, end, slot)) return false;
     BlockState::Reference reference;
     if (!BlockState::resolve(slots, which, slot, reference)) return false;
     if ((changed >> kFields) != 0 || !get_varint(p, end, dt) || !get_varint(p, end, duration)) return false;
@@ -359,7 +341,7 @@ bool decode_block(BlockState& state, const unsigned char* block, Event* out, Eve
     for (std::uint64_t left = changed; left != 0; left &= left - 1) {
       const int f = std::countr_zero(left);
       std::uint64_t delta = 0;
-      if (!get_varint(p, end, delta) || !set_field<Format>(e, f, field<Format>(e, f) + unzigzag(delta))) return false;
+      if (!get_varint(p, end, delta) || !set_field(e, f, field(e, f) + unzigzag(delta))) return false;
     }
     e.call = static_cast<std::int32_t>(c);
     e.t_enter = static_cast<double>(t_enter);
@@ -387,13 +369,11 @@ std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char*
 
 std::size_t EventBlockEncoder::encode(const Event* ring, std::uint64_t mask, std::uint64_t from, std::uint64_t to,
                                       std::uint64_t first, unsigned char* block) {
-  return state_.format() == kOldestBlockFormat ? encode_block<5>(state_, ring, mask, from, to, first, block)
-                                               : encode_block<6>(state_, ring, mask, from, to, first, block);
+  return encode_block(state_, ring, mask, from, to, first, block);
 }
 
 bool EventBlockDecoder::decode(const unsigned char* block, Event* out, EventBlockHead& head) {
-  return state_.format() == kOldestBlockFormat ? decode_block<5>(state_, block, out, head)
-                                               : decode_block<6>(state_, block, out, head);
+  return decode_block(state_, block, out, head);
 }
 
 }  // namespace ripple::trace::detail

@@ -1,5 +1,5 @@
 #pragma once
-// The event spool's records from version 5 on (docs/trace-format.md, "Spool files"): self-contained
+// The event spool's records (docs/trace-format.md, "Spool files"): self-contained
 // 4 KiB blocks of compactly encoded events, instead of raw 88-byte events. A traced run that makes
 // MPI calls back to back produces events faster than a disk takes 88 bytes each (on the development
 // VM 5 x 10^6 events/s against 0.7 to 1.2 GB/s), and the flusher's I/O then competes with the ranks;
@@ -9,14 +9,13 @@
 //
 // A block: an EventBlockHead, then `bytes` bytes of events, zeros to its end. An event is
 //   varint  call + 1, or 0 for a raw event: its 88 bytes (struct Event) follow
-//   varint  mask << 2 | which (format 6), or mask (format 5): bit k of mask set where field k (in
-//           the format's field order) differs from the reference event
-//   varint  (format 6, which = 3 only) the slot referred to
+//   varint  mask << 2 | which: bit k of mask set where field k (in the format's field order)
+//           differs from the reference event
+//   varint  (which = 3 only) the slot referred to
 //   varint  zigzag(t_enter - the block's previous compact event's t_enter, first: - 0), in raw ticks
 //   varint  zigzag(t_exit - t_enter)
 //   varint  zigzag(value - reference value) for each field of the mask, in order (64-bit, wrapping)
-// The reference: format 5, the same call's previous compact event in the block (before the first: a
-// default Event). Format 6 keeps, per call, the latest events of up to kReferences distinct keys of
+// The reference: the encoder keeps, per call, the latest events of up to kReferences distinct keys of
 // (peer, buffer) in slots, filled in turn, and refers an event to the slot with its key, which it
 // then replaces: `which` 0 names the slot after the call's latest one (wrapping at the slots filled),
 // 1 the latest, 3 the one whose number follows; 2 says that no slot has it: the reference is the
@@ -59,16 +58,16 @@ std::uint64_t event_block_check(const EventBlockHead& head, const unsigned char*
 std::uint32_t differing_words(const Event& e, const Event& before);
 std::uint32_t differing_words_portable(const Event& e, const Event& before);
 
-// The block formats, the spool versions that use them: 5 from version 5, 6 from version 6 on.
-inline constexpr int kOldestBlockFormat = 5, kBlockFormat = 6;
-inline constexpr int kReferences = 32;  // format 6's slots per call: a 3D stencil's 26 neighbours fit
+// The block format (the spool version that uses it: recover reads no other).
+inline constexpr int kBlockFormat = 6;
+inline constexpr int kReferences = 32;  // slots per call: a 3D stencil's 26 neighbours fit
 
 // What an event is encoded against, the same for the encoder and the decoder: each call's slots of
-// earlier compact events in the current block (format 5: one). Memory for a call's slots is taken
+// earlier compact events in the current block. Memory for a call's slots is taken
 // from a reservation the first time the call is seen: no allocation after construction.
 class BlockState {
 public:
-  explicit BlockState(int format);         // kOldestBlockFormat, else kBlockFormat
+  BlockState();
   BlockState(const BlockState&) = delete;  // group_of_ points into groups_
   BlockState& operator=(const BlockState&) = delete;
   enum Which : int { kNext = 0, kLatest = 1, kNew = 2, kNumbered = 3 };
@@ -82,15 +81,13 @@ public:
     std::uint8_t filled = 0, latest = 0, next = 0;  // slots [0, filled) hold events; the latest; the next one new
   };
   void start_block();  // every call's events forgotten
-  [[nodiscard]] int format() const { return format_; }
   // The call's slots in this block: what the calls below take.
   Slots& slots(std::size_t call) {
     Slots& s = calls_[call];
     if (s.block != block_) s = Slots{block_};
     return s;
   }
-  // The slot whose event has e's key, or kNew (format 5, one slot: the reference is its event either
-  // way, and the format does not say which).
+  // The slot whose event has e's key, or kNew.
   [[nodiscard]] Reference find(std::size_t call, const Slots& s, const Event& e) const;
   // What `which` (and for kNumbered `slot`) names, or false if it names no slot that holds an event:
   // a damaged block.
@@ -113,7 +110,6 @@ private:
     return e.buffer ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.peer)) * 0x9e3779b97f4a7c15ULL);
   }
   static inline const Event kDefault{};
-  int format_, width_;                  // width_: slots per call
   std::vector<Group> groups_;           // reserved for every call: taken in order of first use
   Group* group_of_[kMaxCall + 1] = {};  // null until the call is first remembered
   Slots calls_[kMaxCall + 1];
@@ -122,7 +118,7 @@ private:
 
 class EventBlockEncoder {
 public:
-  explicit EventBlockEncoder(int format = kBlockFormat) : state_(format) {}
+  EventBlockEncoder() = default;
   // Encodes events [from, to) of `ring` (slot k & mask; mask ~0 for a plain array) into one block at
   // `block` (kEventBlock bytes, all written), numbered `first`; returns how many it took: at least
   // one if from < to.
@@ -135,7 +131,7 @@ private:
 
 class EventBlockDecoder {
 public:
-  explicit EventBlockDecoder(int format = kBlockFormat) : state_(format) {}
+  EventBlockDecoder() = default;
   // The events of one block into `out` (room for kMaxEventsPerBlock); false, with `out` undefined,
   // unless the block is whole and consistent: its magic, sizes and check, and events that end
   // exactly at its bytes with every value in range. `head` is the block's head as read.

@@ -229,7 +229,7 @@ void read_events(RankSpool& s, std::vector<Event>& buffer, const std::function<v
     round(buffer.data(), whole);
   };
   detail::EventBlockReader blocks;
-  if (!blocks.open(s.path.string(), s.data, s.header.version)) throw InputError(fmt::format("{}: cannot read", s.path.string()));
+  if (!blocks.open(s.path.string(), s.data)) throw InputError(fmt::format("{}: cannot read", s.path.string()));
   while (const std::size_t n = blocks.read(buffer.data(), round_size)) deliver(n);
   s.lost += blocks.lost();
   s.damaged_blocks = blocks.damaged_blocks();

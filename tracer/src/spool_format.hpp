@@ -76,15 +76,13 @@ inline bool write_all(int fd, const void* data, std::size_t bytes, off_t offset 
 }
 
 // Header of the event spool, rank-NNNNNN.bin. From data_offset on (whole blocks after the header
-// and the call names, so that events can be written with O_DIRECT: event_spool.hpp) come, in
-// versions 5 and 6, 4 KiB blocks of encoded events (event_blocks.hpp: the version is the blocks'
-// format), before them raw Events. The header holds what `recover` needs to put the events on
-// rank 0's clock without MPI_Finalize's second synchronisation; where stream_count is 1, the
-// header blocks end with a SpoolStreamCount.
+// and the call names, so that events can be written with O_DIRECT: event_spool.hpp) come 4 KiB
+// blocks of encoded events (event_blocks.hpp: the version is the blocks' format). The header holds what `recover` needs to put
+// the events on rank 0's clock without MPI_Finalize's second synchronisation; where stream_count is 1, the header blocks end with
+// a SpoolStreamCount.
 struct SpoolHeader {
   char magic[8] = {'R', 'P', 'L', 'S', 'P', 'O', 'O', 'L'};
-  // 6, 5: event blocks of that format (this build writes kBlockFormat); 1, 2: event times in
-  // seconds since t0; 1: events right after the header.
+  // kBlockFormat (6); recover refuses older spools (1 to 5) in one line.
   std::int32_t version = kBlockFormat;
   std::int32_t event_size = sizeof(Event);  // of a raw (or decoded) event
   std::int32_t rank = 0;

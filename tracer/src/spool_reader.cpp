@@ -69,8 +69,8 @@ void SpoolRecords::close() {
   records_ = 0;
 }
 
-bool EventBlockReader::open(const std::string& path, std::int64_t data_offset, int format) {
-  decoder_.emplace(format);
+bool EventBlockReader::open(const std::string& path, std::int64_t data_offset) {
+  decoder_.emplace();
   expected_ = 0;
   ready_ = taken_ = 0;
   lost_ = unplaced_ = damaged_ = 0;

@@ -62,8 +62,8 @@ public:
   EventBlockReader(const EventBlockReader&) = delete;
   EventBlockReader& operator=(const EventBlockReader&) = delete;
   ~EventBlockReader() = default;
-  // False if it cannot be read. `format`: the blocks', the spool's version (5 or 6).
-  bool open(const std::string& path, std::int64_t data_offset, int format);
+  // False if it cannot be read. Blocks of kBlockFormat, the spool version this build writes.
+  bool open(const std::string& path, std::int64_t data_offset);
   // Up to `max` events into `out`; fewer only at the file's end, or where a read failed.
   std::size_t read(Event* out, std::size_t max);
   // The events read() would still give, passed over (decoded and checked alike): a counting

@@ -89,7 +89,7 @@ bool write(State& s) {
   std::int64_t spooled = 0, lost = 0;
   agreed([&] {
     EventBlockReader counting;
-    if (counting.open(s.spool_path, EventSpool::kDataOffset, kBlockFormat))  // this build wrote it
+    if (counting.open(s.spool_path, EventSpool::kDataOffset))  // this build wrote it
       spooled = counting.count_rest();
     lost = detail::stream_lost(s.spool.numbered(), spooled, counting.lost());
     if (spooled < s.spool.written())  // the disk lost what it had taken: said, not hidden
@@ -167,7 +167,7 @@ bool write(State& s) {
   H5Id type = agreed_type(event_h5_type);
   H5Id ds = create_table(file, schema::kEvents, type.get(), all);
   EventBlockReader in;
-  in.open(s.spool_path, EventSpool::kDataOffset, kBlockFormat);
+  in.open(s.spool_path, EventSpool::kDataOffset);
   in_rounds(total, kRound, [&](std::int64_t done, std::size_t rows) {
     const auto n = static_cast<std::int64_t>(rows);
     chunk.resize(rows);
