@@ -153,7 +153,7 @@ def _run_local(cdir, meta, todo):
 
 def _run_slurm(cdir, meta, c, todo, resume, ripple):
     if resume:
-        states, _ = slurm.queue(cdir)
+        states, _ = slurm.queue(cdir, [p["id"] for p in todo])
         todo = [p for p in todo if states.get(p["id"]) not in ACTIVE]
     if not todo:
         print(f"nothing to submit: every point is complete or still queued (ripple campaign {cdir} status)")
@@ -199,7 +199,8 @@ def main(argv):
                 os.environ.setdefault("RIPPLE_JOBS", jobs)
                 point.run(cdir, meta, meta["points"][a.index], dict(os.environ))
                 return 0  # a failed point is in its result: the aggregation still runs
-            states, aggregate = slurm.queue(cdir) if slurm.submissions(cdir) else ({}, None)
+            unfinished = [q["id"] for q in meta["points"] if point.read_result(cdir, q) is None]
+            states, aggregate = slurm.queue(cdir, unfinished) if slurm.submissions(cdir) else ({}, None)
             if a.action == "aggregate":
                 columns, rows = table.write(cdir, meta, states)
                 done = sum(r["status"] == "done" for r in rows)

@@ -79,22 +79,27 @@ def _scontrol_state(job):
     return None, None
 
 
-def queue(cdir):
-    """(states, aggregate): each submitted point's Slurm state (pending, running, or how its task
-    ended: cancelled, timeout, ...) from its latest submission, `lost` for a task that left the
-    queue without a trace (a pending array task that was cancelled has no record of its own), and
-    the latest aggregation job's (job id, state, reason)."""
+def queue(cdir, ids):
+    """(states, aggregate): the Slurm state of each point of `ids` that was submitted (pending,
+    running, or how its task ended: cancelled, timeout, ...) from its latest submission, `lost` for
+    a task that left the queue without a trace (a pending array task that was cancelled has no
+    record of its own), and the latest aggregation job's (job id, state, reason). Only the points
+    asked about are looked up: a point with a complete result needs no scontrol call."""
     subs = submissions(cdir)
     if not subs:
         return {}, None
+    ids = set(ids)
     task_of = {}
     for s in subs:
         for a in s["arrays"]:
             for i in a["ids"]:
-                task_of[i] = f"{a['job']}_{int(i)}"
+                if i in ids:
+                    task_of[i] = f"{a['job']}_{int(i)}"
     jobs = sorted({t.split("_")[0] for t in task_of.values()})
-    p = _run(["squeue", "-h", "-r", "-o", "%i %T", "-j", ",".join(jobs)])
-    in_queue = dict(line.split() for line in p.stdout.splitlines() if len(line.split()) == 2)
+    in_queue = {}
+    if jobs:
+        p = _run(["squeue", "-h", "-r", "-o", "%i %T", "-j", ",".join(jobs)])
+        in_queue = dict(line.split() for line in p.stdout.splitlines() if len(line.split()) == 2)
     states = {}
     for i, task in task_of.items():
         if task in in_queue:
