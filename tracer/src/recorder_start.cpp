@@ -18,6 +18,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "eager_limits.hpp"
@@ -298,13 +299,25 @@ void start_sources(State& s, const SourceSettings& settings) {
   }
 }
 
-// Rank 0 says in one line what is missing (each rank records its own in the trace).
+// Rank 0 says what is missing (each rank records its own in the trace): a line per reason, naming
+// every counter it holds for (six counters without a PMU share one reason).
 void report_sources(const State& s, const SourceSettings& settings) {
   if (s.rank != 0) return;
-  std::string missing;
-  for (const auto& c : s.counters.status())
-    if (!c.active) missing += (missing.empty() ? "" : "; ") + c.name + ": " + c.how;
-  if (!missing.empty()) std::fprintf(stderr, "ripple trace: counters unavailable (recorded in the trace): %s\n", missing.c_str());
+  std::vector<std::pair<std::string, std::string>> reasons;  // (why, the counters), in order
+  for (const auto& c : s.counters.status()) {
+    if (c.active) continue;
+    auto same = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == c.how; });
+    if (same == reasons.end()) {
+      reasons.emplace_back(c.how, c.name);
+    } else {
+      same->second += ", " + c.name;
+    }
+  }
+  if (!reasons.empty()) {
+    std::string text = "ripple trace: counters unavailable (recorded in the trace):\n";
+    for (const auto& [why, names] : reasons) text += "  " + names + ": " + why + "\n";
+    std::fputs(text.c_str(), stderr);
+  }
   if (!s.sampler.active() && settings.sampling.event != "off")
     std::fprintf(stderr, "ripple trace: memory sampling %s (recorded in the trace)\n", s.sampler.status().c_str());
 }
