@@ -27,7 +27,7 @@ void halo_exchange(std::vector<Event>& ring) {
 }
 
 template <void (*Make)(std::vector<Event>&)>
-void Encode(benchmark::State& state) {
+void encode(benchmark::State& state) {
   std::vector<Event> ring(static_cast<std::size_t>(state.range(0)));
   Make(ring);
   const std::uint64_t mask = ring.size() - 1;
@@ -45,7 +45,7 @@ void Encode(benchmark::State& state) {
 }
 
 template <void (*Make)(std::vector<Event>&)>
-void Decode(benchmark::State& state) {
+void decode(benchmark::State& state) {
   std::vector<Event> ring(static_cast<std::size_t>(state.range(0)));
   Make(ring);
   EventBlockEncoder encoder;
@@ -69,10 +69,10 @@ void Decode(benchmark::State& state) {
 }
 
 // 4096 events (352 KiB) stay in the cache; 2^20 (88 MiB, the ring of a 64 MiB bound is 2^19) do not.
-BENCHMARK_TEMPLATE(Encode, ping_pong)->Arg(1 << 12)->Arg(1 << 20);
-BENCHMARK_TEMPLATE(Encode, halo_exchange)->Arg(1 << 12)->Arg(1 << 20);
-BENCHMARK_TEMPLATE(Decode, ping_pong)->Arg(1 << 20);
-BENCHMARK_TEMPLATE(Decode, halo_exchange)->Arg(1 << 20);
+BENCHMARK_TEMPLATE(encode, ping_pong)->Arg(1 << 12)->Arg(1 << 20);
+BENCHMARK_TEMPLATE(encode, halo_exchange)->Arg(1 << 12)->Arg(1 << 20);
+BENCHMARK_TEMPLATE(decode, ping_pong)->Arg(1 << 20);
+BENCHMARK_TEMPLATE(decode, halo_exchange)->Arg(1 << 20);
 
 }  // namespace
 

@@ -6,7 +6,7 @@ packages=(
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools
   libboost-dev libtomlplusplus-dev libcli11-dev libfmt-dev librandom123-dev libmetis-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnuma-dev libhwloc-dev libpapi-dev
-  clang-format python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
+  clang-format clang-tidy python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
   slurmctld slurmd slurm-client munge lmod
   chromium fonts-dejavu-core  # tests/e2e/report.sh renders the report headless (no fonts come with it)
 )

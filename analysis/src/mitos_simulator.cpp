@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 using namespace mitos;
 
 std::string need(const std::string& dir, const char* name) {
-  const std::string path = (fs::path(dir) / name).string();
+  std::string path = (fs::path(dir) / name).string();
   if (!fs::is_regular_file(path))
     throw InputError(
         fmt::format("{}: no {} (a Mitos simulator run holds samples.csv, mpi_trace.csv and counters.csv)", dir, name));

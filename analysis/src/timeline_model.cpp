@@ -120,7 +120,7 @@ private:
     const double enter = anchor ? p_.events[static_cast<std::size_t>(op.event)].t_enter  // where the trace has it
                                 : reached;
     const double cost = params_.call_cost[static_cast<std::size_t>(op.call)];
-    double exit = enter;
+    double exit = 0;  // every kind sets it
     switch (op.kind) {
       case CallKind::Send:
       case CallKind::Isend:

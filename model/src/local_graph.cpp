@@ -31,9 +31,7 @@ LocalGraph build_local_graph(const Topology& topology, std::vector<std::int64_t>
     for (const std::int64_t j : nb) {
       const bool j_local = local_column(j) >= 0;
       if (!j_local) ghosts.emplace_back(owner_of(j), j);
-      if (!symmetric)
-        pairs.emplace_back(i, j);
-      else if (j > i)
+      if (!symmetric || j > i)
         pairs.emplace_back(i, j);
       else if (!j_local)
         pairs.emplace_back(j, i);  // a local pair (j, i) comes from row j

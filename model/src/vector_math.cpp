@@ -13,7 +13,8 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-// libmvec entry points, vector function ABI names.
+// libmvec entry points, vector function ABI names (reserved identifiers by design: glibc's).
+// NOLINTBEGIN(bugprone-reserved-identifier, readability-identifier-naming)
 extern "C" {
 __m128d _ZGVbN2v_sin(__m128d);
 __m256d _ZGVdN4v_sin(__m256d);
@@ -22,6 +23,7 @@ __m128d _ZGVbN2v_cos(__m128d);
 __m256d _ZGVdN4v_cos(__m256d);
 __m512d _ZGVeN8v_cos(__m512d);
 }
+// NOLINTEND(bugprone-reserved-identifier, readability-identifier-naming)
 #endif
 
 namespace ripple::model {
@@ -33,6 +35,8 @@ using DifferenceKernel = void (*)(const double*, const double*, double*, std::si
 // Ripple's tanh is inlined into each instruction set's loop (tanh_of is always_inline: a call per
 // element would cost 25 times the vector loop). The targets name instruction sets only, never an
 // `arch=`, which GCC would refuse to inline the default-target tanh_of into.
+// SUFFIX is pasted into names and ATTRIBUTE stands alone: neither can take parentheses.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define RIPPLE_TANH_KERNELS(SUFFIX, ATTRIBUTE)                                                               \
   ATTRIBUTE void tanh_##SUFFIX(double* x, std::size_t n) {                                                   \
     for (std::size_t i = 0; i < n; ++i) x[i] = detail::tanh_of(x[i]);                                        \
@@ -40,6 +44,7 @@ using DifferenceKernel = void (*)(const double*, const double*, double*, std::si
   ATTRIBUTE void tanh_of_difference_##SUFFIX(const double* l, const double* r, double* out, std::size_t n) { \
     for (std::size_t i = 0; i < n; ++i) out[i] = detail::tanh_of(l[i] - r[i]);                               \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 RIPPLE_TANH_KERNELS(baseline, )
 #if defined(__x86_64__)
 RIPPLE_TANH_KERNELS(avx2, __attribute__((target("avx2,fma"))))

@@ -15,7 +15,7 @@ namespace {
 
 // A minimal ripple-sim file of 3 oscillators and 2 stored times; /iteration_end [rows, k] if rows > 0.
 std::string make_file(const std::string& name, std::int64_t version, hsize_t rows = 0, hsize_t k = 0) {
-  const std::string path = ::testing::TempDir() + "sim_reader_" + name + ".h5";
+  std::string path = ::testing::TempDir() + "sim_reader_" + name + ".h5";
   H5Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   write_attribute(file.get(), "schema", std::string("ripple-sim"));
   write_attribute(file.get(), "schema_version", version);

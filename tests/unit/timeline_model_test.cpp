@@ -183,7 +183,7 @@ const Front& front(const Wave& w, const std::string& d) {
 
 // Neighbours at the given distances on an open chain (or a ring): receive from each, send to each,
 // one Waitall.
-std::function<void(Writer&, int)> halo(int ranks, std::vector<int> distances, bool periodic) {
+std::function<void(Writer&, int)> halo(int ranks, const std::vector<int>& distances, bool periodic) {
   return [=](Writer& w, int r) {
     const auto peer = [&](int d) {
       return periodic ? ((r + d) % ranks + ranks) % ranks : (r + d < 0 || r + d >= ranks ? -1 : r + d);

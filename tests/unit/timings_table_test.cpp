@@ -13,7 +13,7 @@ namespace ripple::analysis {
 namespace {
 
 std::string write(const ripple::testing::ScratchDir& dir, const std::string& name, const std::string& text) {
-  const std::string path = (dir.path() / name).string();
+  std::string path = (dir.path() / name).string();
   std::ofstream(path) << text;
   return path;
 }

@@ -45,6 +45,8 @@ bool EventSpool::write_header(SpoolHeader header, const std::string& call_names)
   header.names_bytes = fits ? static_cast<std::int32_t>(call_names.size()) : 0;
   char block[kDataOffset] = {};
   std::memcpy(block, &header, sizeof header);
+  // Counted by names_bytes, not a C string:
+  // NOLINTNEXTLINE(bugprone-not-null-terminated-result)
   if (fits) std::memcpy(block + sizeof header, call_names.data(), call_names.size());
   SpoolStreamCount count;
   count.numbered = numbered();

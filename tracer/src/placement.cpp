@@ -179,7 +179,7 @@ PlacementInfo probe_placement(MPI_Comm world) {
 
 std::string place_tracer_thread(pthread_t thread, const PlacementInfo& where) {
   // Named last: a thread named ripple-flusher is where it will stay (tests look for the name).
-  const auto named = [&](std::string said) {
+  const auto named = [&](const std::string& said) {
     ::pthread_setname_np(thread, "ripple-flusher");  // 14 characters: within the kernel's 15
     return "the tracer's thread " + said;
   };

@@ -89,7 +89,7 @@ void flusher_loop(State* s) {
     const std::uint64_t head = s->head.load(std::memory_order_relaxed);
     const double rate = static_cast<double>(head - last_head) / pause;  // events per second, about
     last_head = head;
-    pause = std::clamp(static_cast<double>(s->ring.size() / 4) / std::max(rate, 1.0), std::min(0.001, longest), longest);
+    pause = std::clamp(static_cast<double>(s->ring.size()) / 4 / std::max(rate, 1.0), std::min(0.001, longest), longest);
     const std::uint64_t taken = head - s->tail.load(std::memory_order_relaxed);
     if (taken >= s->ring.size() / 4 || s->sampler.pending() >= (1u << 14) ||
         now() - s->last_flush.load(std::memory_order_relaxed) >= s->flush_seconds)

@@ -172,7 +172,7 @@ public:
   RIPPLE_HOT void peer(int rank, MPI_Comm c) {
     if (event_.comm == 0 && rank >= 0 && rank < detail::g_recording.ranks) {  // MPI_COMM_WORLD: no translation
       event_.peer = rank;
-      event_.same_node = detail::g_recording.on_node[rank];
+      event_.same_node = detail::g_recording.on_node[rank] != 0 ? 1 : 0;
       return;
     }
     translate_peer(rank, c);

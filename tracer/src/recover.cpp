@@ -447,7 +447,9 @@ int recover(const std::string& input, const std::string& output) {
   H5Id type = event_h5_type();
   H5Id events = create_rows(file.get(), schema::kEvents, type.get(), static_cast<hsize_t>(total));
   std::vector<Event> moved;
-  for (auto& [r, s] : spools) {
+  for (auto& entry : spools) {
+    const int r = entry.first;  // no structured binding: clang 14 (clang-tidy) cannot capture one
+    RankSpool& s = entry.second;
     std::int64_t done = 0;
     read_events(s, buffer, [&](const Event* e, std::size_t got) {
       const auto take = static_cast<hsize_t>(

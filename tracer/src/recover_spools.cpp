@@ -29,7 +29,7 @@ public:
     size_ = static_cast<std::uintmax_t>(bytes);
   }
   SpoolFile(SpoolFile&& other) noexcept
-      : path_(other.path_), fd_(std::exchange(other.fd_, -1)), size_(other.size_), at_(other.at_) {}
+      : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), size_(other.size_), at_(other.at_) {}
   SpoolFile(const SpoolFile&) = delete;
   SpoolFile& operator=(const SpoolFile&) = delete;
   SpoolFile& operator=(SpoolFile&&) = delete;

@@ -115,7 +115,8 @@ std::int64_t write_counters(const ParallelH5File& file, const State& s, const Cl
   const std::size_t record_bytes = counter_record_bytes(s);
   SideSpool spool(n > 0 ? s.counter_spool_path : std::string(), s.counter_data_offset, record_bytes);
   const std::int64_t rows = std::min(spool.rows, s.counter_samples);
-  const auto [offset, total] = rank_slice(rows, s.rank);
+  const RankSlice slice = rank_slice(rows, s.rank);  // no structured binding: clang 14 (clang-tidy) cannot capture one
+  const std::int64_t offset = slice.offset, total = slice.total;
   H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), schema::kCounters, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   agreed_attribute(group.get(), schema::kCounterEventsAttr, rank0_string(s.counters.names_text()));
   agreed_attribute(group.get(), schema::kStatusAttr, rank0_string(s.counters.status_text()));
@@ -163,7 +164,8 @@ std::int64_t write_counters(const ParallelH5File& file, const State& s, const Cl
 void write_samples(const ParallelH5File& file, const State& s, const ClockModel& clock, RankRow& row) {
   SideSpool spool(s.sample_spool_path, s.sample_data_offset, sizeof(SampleRecord));
   const std::int64_t rows = spool.rows;
-  const auto [offset, total] = rank_slice(rows, s.rank);
+  const RankSlice slice = rank_slice(rows, s.rank);  // no structured binding: clang 14 (clang-tidy) cannot capture one
+  const std::int64_t offset = slice.offset, total = slice.total;
   H5Id group(RIPPLE_H5_AGREED_ID(H5Gcreate2(file.id(), schema::kSamplesGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   agreed_attribute(group.get(), schema::kStatusAttr, rank0_string(s.sampler.status()));
   agreed_attribute(group.get(), schema::kLevelNamesAttr, level_names_text());

@@ -100,7 +100,8 @@ bool write(State& s) {
                    static_cast<long long>(counting.damaged_blocks()));
   });
   const std::int64_t total = spooled + static_cast<std::int64_t>(ring_head - ring_tail);
-  const auto [offset, all] = rank_slice(total, s.rank);
+  const RankSlice slice = rank_slice(total, s.rank);  // no structured binding: clang 14 (clang-tidy) cannot capture one
+  const std::int64_t offset = slice.offset, all = slice.total;
   std::int64_t lost_all = 0;
   PMPI_Allreduce(&lost, &lost_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 
