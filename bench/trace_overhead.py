@@ -3,7 +3,8 @@
 
 Reports the median added time per intercepted call (each iteration is 2 calls per rank), by default
 and with a ring that holds the whole loop (nothing spooled until MPI_Finalize), the same for the
-recording path alone (bench/trace_hotpath.cpp: one rank, peers MPI_PROC_NULL), whether
+recording path alone (bench/trace_hotpath.cpp: one rank, peers MPI_PROC_NULL), the null
+MPI_Test and MPI_Iprobe polling loops, whether
 10^7 events per rank are recorded without loss within the default memory bound, and the events per
 second per rank that MPI_Finalize writes.
 
@@ -47,10 +48,13 @@ def run(build, iterations, trace=None, clock="auto", options=()):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def run_hotpath(build, trace=None):
-    """ns per call of MPI_Send/MPI_Recv to MPI_PROC_NULL on one rank (median of 5 rounds of 10^5 calls):
-    the recording path without the interconnect, and without a spool write (the ring holds them all)."""
-    cmd = ["mpirun", "-np", "1", "--bind-to", "core", os.path.join(build, "bench", "ripple_trace_hotpath"), "100000", "5"]
+def run_hotpath(build, trace=None, kind="sendrecv", calls=100000):
+    """ns per call on one rank (median of 5 rounds of `calls`) of MPI_Send/MPI_Recv to MPI_PROC_NULL
+    (sendrecv: the recording path without the interconnect, and at 10^5 calls without a spool
+    write: the ring holds them all), MPI_Test on MPI_REQUEST_NULL (test) or MPI_Iprobe on
+    MPI_PROC_NULL (iprobe)."""
+    cmd = ["mpirun", "-np", "1", "--bind-to", "core", os.path.join(build, "bench", "ripple_trace_hotpath"), str(calls), "5",
+           kind]
     if trace:
         cmd = cmd[:5] + [os.path.join(build, "cli", "ripple"), "trace", "-o", trace, "--samples", "off", "--"] + cmd[5:]
     out = subprocess.run(cmd, check=True, env=ENV, capture_output=True, text=True).stdout
@@ -91,6 +95,16 @@ def main():
         print(f"recording path alone (1 rank, MPI_PROC_NULL peers, no spool write): untraced "
               f"{statistics.median(hot_plain):.1f} ns per call, "
               f"{statistics.median(hot_traced) - statistics.median(hot_plain):.1f} ns added (median)")
+        # The polling loops users measure the tracer by (issue 28: MPI_Test on MPI_REQUEST_NULL,
+        # 10^6 calls, one rank), with the default ring: 5 x 10^6 events, spooled as they come.
+        for kind in ("test", "iprobe"):
+            a, b = [], []
+            for _ in range(args.repeats):
+                a.append(run_hotpath(args.build, kind=kind, calls=1000000))
+                b.append(run_hotpath(args.build, os.path.join(work, "p.h5"), kind=kind, calls=1000000))
+            print(f"null MPI_{kind.capitalize()} loop (1 rank, 10^6 calls x 5 rounds, default ring): untraced "
+                  f"{statistics.median(a):.1f} ns per call, {statistics.median(b) - statistics.median(a):.1f} ns added "
+                  f"(median; paired: {statistics.median(y - x for x, y in zip(a, b)):.1f})")
         path = os.path.join(work, "big.h5")
         r = run(args.build, args.big, path)
         with h5py.File(path, "r") as f:

@@ -120,6 +120,11 @@ void Scope::snapshot(const MPI_Request* requests, int count) {
     t_handles.resize(static_cast<std::size_t>(count));
     t_infos.resize(static_cast<std::size_t>(count));
   }
+  // A poll of a null request (MPI_Test on MPI_REQUEST_NULL in a loop) completes nothing: no lookup.
+  if (count == 1 && requests[0] == MPI_REQUEST_NULL) {
+    t_handles[0] = MPI_REQUEST_NULL;
+    return;
+  }
   State& s = *g_state;
   const Guard guard(s);
   s.requests.new_round();
