@@ -1,6 +1,6 @@
 // Reading spools back against byte-exact files written here: whole records from the data offset
 // on, in rounds of any size, a record cut off at the end noted and never returned, a missing file
-// refused, a FIFO refused without blocking; version 5's event blocks in order, with a block that
+// refused, a FIFO refused without blocking; the event blocks in order, with a block that
 // never reached the disk, a damaged or repeated one, or one cut off at the end skipped and its
 // events counted.
 #include "spool_reader.hpp"
