@@ -47,12 +47,12 @@ else
   else
     # Changed sources, and the sources that include a changed header, directly or not: from the
     # build's own dependency records (ninja -t deps), else by the header's name in the source.
-    mapfile -t files < <({ git diff --name-only "$since" -- '*.cpp' '*.hpp' '*.h'
-      git ls-files --others --exclude-standard -- '*.cpp' '*.hpp' '*.h'; } |
-      /usr/bin/python3 - "$root" "$build" "${all[@]}" <<'PY'
+    changed=$({ git diff --name-only "$since" -- '*.cpp' '*.hpp' '*.h'
+      git ls-files --others --exclude-standard -- '*.cpp' '*.hpp' '*.h'; } | sort -u)
+    mapfile -t files < <(CHANGED="$changed" /usr/bin/python3 - "$root" "$build" "${all[@]}" <<'PY'
 import os, re, subprocess, sys
 root, build, sources = sys.argv[1], sys.argv[2], sys.argv[3:]
-changed = {line.strip() for line in sys.stdin if line.strip()}
+changed = {line.strip() for line in os.environ["CHANGED"].splitlines() if line.strip()}
 headers = {c for c in changed if not c.endswith(".cpp")}
 deps = {}  # source -> the headers it was compiled with, relative to the root
 try:
