@@ -75,15 +75,16 @@ void add_run(CompareResult& result, std::string name, IterationTable table, cons
 // middle of its compute there. One run per iteration that has kicks, in order: an earlier delay
 // moves the later iterations.
 PomFit with_placed_kicks(PomFit fit, const std::string& potential, std::optional<double> strength, const PomRunner& pom) {
-  std::vector<PomFit::Kick> todo = fit.kicks;
-  std::stable_sort(todo.begin(), todo.end(), [](const PomFit::Kick& a, const PomFit::Kick& b) { return a.column < b.column; });
+  std::vector<PomFit::Kick> in_order = fit.kicks;
+  std::stable_sort(in_order.begin(), in_order.end(),
+                   [](const PomFit::Kick& a, const PomFit::Kick& b) { return a.column < b.column; });
   fit.kicks.clear();
-  for (std::size_t first = 0; first < todo.size();) {
+  for (std::size_t first = 0; first < in_order.size();) {
     std::size_t last = first;
-    while (last < todo.size() && todo[last].column == todo[first].column) ++last;
+    while (last < in_order.size() && in_order[last].column == in_order[first].column) ++last;
     const IterationTable t = pom(fit, potential, strength);  // with the kicks placed so far
     for (std::size_t i = first; i < last; ++i) {
-      PomFit::Kick k = todo[i];
+      PomFit::Kick k = in_order[i];
       if (k.column >= 0 && k.column < t.iterations && std::isfinite(t.end[t.at(k.rank, k.column)])) {
         const double start = t.start(k.rank, k.column), end = t.end[t.at(k.rank, k.column)];
         k.time = std::min(start + 0.5 * fit.t_comp[static_cast<std::size_t>(k.rank)], 0.5 * (start + end));

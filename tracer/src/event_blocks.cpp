@@ -1,6 +1,5 @@
 #include "event_blocks.hpp"
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>

@@ -59,7 +59,7 @@ struct Recording {
   std::atomic<bool> on{false};
   std::atomic<int> iteration{-1};  // last MPI_Pcontrol iteration marker
   int rank = 0, ranks = 1;
-  const char* on_node = nullptr;                      // per world rank: 1 if it runs on this node
+  const std::uint8_t* on_node = nullptr;              // per world rank: 1 if it runs on this node
   double t0 = 0;                                      // this rank's tracer clock at the start, seconds
   std::uint64_t tick0 = 0;                            // its raw tick: event times count from it
   std::atomic<std::uint64_t> datatype_generation{0};  // bumped by MPI_Type_free
@@ -172,7 +172,7 @@ public:
   RIPPLE_HOT void peer(int rank, MPI_Comm c) {
     if (event_.comm == 0 && rank >= 0 && rank < detail::g_recording.ranks) {  // MPI_COMM_WORLD: no translation
       event_.peer = rank;
-      event_.same_node = detail::g_recording.on_node[rank] != 0 ? 1 : 0;
+      event_.same_node = detail::g_recording.on_node[rank];
       return;
     }
     translate_peer(rank, c);

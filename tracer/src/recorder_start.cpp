@@ -25,6 +25,7 @@
 #include "recorder.hpp"
 #include "recorder_state.hpp"
 #include "side_spools.hpp"
+#include "sources_json.hpp"
 #include "spool_dir.hpp"
 
 namespace ripple::trace {
@@ -303,19 +304,12 @@ void start_sources(State& s, const SourceSettings& settings) {
 // every counter it holds for (six counters without a PMU share one reason).
 void report_sources(const State& s, const SourceSettings& settings) {
   if (s.rank != 0) return;
-  std::vector<std::pair<std::string, std::string>> reasons;  // (why, the counters), in order
-  for (const auto& c : s.counters.status()) {
-    if (c.active) continue;
-    auto same = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == c.how; });
-    if (same == reasons.end()) {
-      reasons.emplace_back(c.how, c.name);
-    } else {
-      same->second += ", " + c.name;
-    }
-  }
-  if (!reasons.empty()) {
+  std::vector<std::pair<std::string, std::string>> missing;  // (counter, why)
+  for (const auto& c : s.counters.status())
+    if (!c.active) missing.emplace_back(c.name, c.how);
+  if (!missing.empty()) {
     std::string text = "ripple trace: counters unavailable (recorded in the trace):\n";
-    for (const auto& [why, names] : reasons) text += "  " + names + ": " + why + "\n";
+    for (const auto& [names, why] : detail::grouped_by_value(missing)) text += "  " + names + ": " + why + "\n";
     std::fputs(text.c_str(), stderr);
   }
   if (!s.sampler.active() && settings.sampling.event != "off")

@@ -85,7 +85,7 @@ struct State {
   int next_comm_id = 1;
   std::vector<std::pair<MPI_Win, int>> windows;  // window, communicator id; guarded by comm_lock
   std::vector<std::pair<MPI_File, int>> files;   // open MPI-IO file, communicator id; guarded by comm_lock
-  std::vector<char> on_node;                     // per world rank
+  std::vector<std::uint8_t> on_node;             // per world rank
   std::int64_t next_request = 0;
   RequestTable requests;
   // Matched-probe messages not yet received, and their communicator ids (lock): a handful at a time.

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "recorder.hpp"
@@ -120,14 +121,10 @@ void Scope::snapshot(const MPI_Request* requests, int count) {
     t_handles.resize(static_cast<std::size_t>(count));
     t_infos.resize(static_cast<std::size_t>(count));
   }
-  // A poll of a null request (MPI_Test on MPI_REQUEST_NULL in a loop) completes nothing: no lookup.
-  if (count == 1 && requests[0] == MPI_REQUEST_NULL) {
-    t_handles[0] = MPI_REQUEST_NULL;
-    return;
-  }
   State& s = *g_state;
-  const Guard guard(s);
-  s.requests.new_round();
+  // The table's lock and round are taken at the first live handle: null requests (a polling loop of
+  // MPI_Test on MPI_REQUEST_NULL) are never looked up.
+  std::optional<Guard> guard;
   for (int k = 0; k < count; ++k) {
     t_handles[static_cast<std::size_t>(k)] = requests[k];
     const auto handle = reinterpret_cast<std::uintptr_t>(requests[k]);
@@ -135,6 +132,10 @@ void Scope::snapshot(const MPI_Request* requests, int count) {
     // oldest (a handle given more often than it has entries: its oldest).
     const detail::RequestInfo* info = nullptr;
     if (requests[k] != MPI_REQUEST_NULL) {
+      if (!guard) {
+        guard.emplace(s);
+        s.requests.new_round();
+      }
       info = s.requests.next_in_round(handle);
       if (info == nullptr) info = s.requests.find(handle);
     }

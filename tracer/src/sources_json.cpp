@@ -1,11 +1,25 @@
 #include "sources_json.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "json_text.hpp"
 
 namespace ripple::trace::detail {
+
+std::vector<std::pair<std::string, std::string>> grouped_by_value(
+    const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::vector<std::pair<std::string, std::string>> groups;  // (names, value)
+  for (const auto& entry : entries) {                       // no structured binding: clang 14 (clang-tidy) cannot capture one
+    const auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.second == entry.second; });
+    if (it == groups.end())
+      groups.push_back(entry);
+    else
+      it->first += ", " + entry.first;
+  }
+  return groups;
+}
 
 std::string sources_json(const std::string& mpi, const std::string& counter_status, const std::string& perf,
                          const std::string& hwloc, const std::string& eager_limits) {

@@ -5,8 +5,16 @@
 // built from the same status texts that the side spools keep, so that MPI_Finalize and `recover`
 // write it alike: the root attribute `sources` is rank 0's, /ranks/sources every rank's.
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ripple::trace::detail {
+
+// (name, value) entries grouped by equal value, in the order each value first appears: (the names
+// joined by ", ", the value). Six counters unavailable for one reason say it once: `trace info`'s
+// text and the tracer's start-up warning.
+std::vector<std::pair<std::string, std::string>> grouped_by_value(
+    const std::vector<std::pair<std::string, std::string>>& entries);
 
 // `counter_status`: Counters::status_text(), one "NAME: active via ..." or "NAME: unavailable: why"
 // line per event (a line without ": " is kept whole as a name with an empty status).

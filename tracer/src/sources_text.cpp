@@ -7,23 +7,18 @@
 #include <utility>
 #include <vector>
 
+#include "sources_json.hpp"
+
 namespace ripple::trace {
 namespace {
 
 std::string value_text(const nlohmann::ordered_json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// An object's entries grouped by equal value, in the order each value first appears.
+// An object's entries grouped by equal value (sources_json.hpp).
 std::vector<std::pair<std::string, std::string>> grouped(const nlohmann::ordered_json& object) {
-  std::vector<std::pair<std::string, std::string>> groups;  // (names, value)
-  for (const auto& [name, value] : object.items()) {
-    const std::string text = value_text(value);
-    const auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.second == text; });
-    if (it == groups.end())
-      groups.emplace_back(name, text);
-    else
-      it->first += ", " + name;
-  }
-  return groups;
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const auto& [name, value] : object.items()) entries.emplace_back(name, value_text(value));
+  return detail::grouped_by_value(entries);
 }
 
 }  // namespace
