@@ -5,7 +5,7 @@
 # waiting in the delay's own iteration. A run whose timings show a disturbance of this machine (a
 # stall of a few ms, common when CI shares the cores) is run again; a machine too busy for 2 ms
 # phases twice in a row gets the same runs ten times slower (20 ms phases, a 100 ms delay), and
-# then once a hundred times slower (where busy cores wake a waiting rank only at the next 4 ms tick,
+# then twice a hundred times slower (where busy cores wake a waiting rank only at the next 4 ms tick,
 # a message costs 0 or 4 ms: 6 % of a 20 ms phase, 0.6 % of a 200 ms one).
 source "$(dirname "$0")/lib.sh"
 : "${RING_BIN:?}" "${HEAT2D_BIN:?}" "${HPCG_BIN:?}"
@@ -18,7 +18,7 @@ sleepy=(--work sleep --compute-time @C@ --iterations 40 --warmup 2 --delay 5:10:
 # a noise mean of D / 20; NAME.scale keeps the delay used.
 traced() {
   local name=$1 check=$2; shift 2
-  for scale in 1 1 10 10 100; do
+  for scale in 1 1 10 10 100 100; do
     local c d n args=()
     c=$(awk -v s="$scale" 'BEGIN { print 0.002 * s }') d=$(awk -v s="$scale" 'BEGIN { print 0.01 * s }')
     n=$(awk -v s="$scale" 'BEGIN { print 0.0005 * s }')
@@ -60,8 +60,10 @@ replay_fits() {
 }
 
 # The ring's own timings, +-1 (eager, open chain): in iteration 10 + j exactly ranks 5 - j - 1 and
-# 5 + j + 1 wait about D, and nobody else waits more than D / 2 from iteration 8 to 24.
-chain_ok='all(sorted(np.flatnonzero(comm[:, 10 + j] > D / 2).tolist()) == sorted(r for r in (4 - j, 6 + j) if 0 <= r < 16) for j in range(10)) and (np.abs(comm[comm > D / 2] - D) < D / 5).all() and (comm[:, 8:25] > D / 2).sum() == 15'
+# 5 + j + 1 wait D +- D / 20, and nobody else waits more than D / 2 from iteration 8 to 24. (Waits
+# for a core add to the wave on its way: a run whose far ranks wait 1.1 D and more, 0.3 ms added at
+# each hop, is disturbed. The model's idle per hop is held against this run's.)
+chain_ok='all(sorted(np.flatnonzero(comm[:, 10 + j] > D / 2).tolist()) == sorted(r for r in (4 - j, 6 + j) if 0 <= r < 16) for j in range(10)) and (np.abs(comm[comm > D / 2] - D) < D / 20).all() and (comm[:, 8:25] > D / 2).sum() == 15'
 traced chain "$chain_ok" "$RING_BIN" --slices 1000 "${sleepy[@]}" && pass "ring +-1, own timings: one rank per iteration both ways, neighbours waiting in iteration 10, ~D each"
 # Distances 1 and 2: ranks h hops away (|d| = 2h - 1 or 2h) wait in iteration 10 + h - 1; on the 4 x 4
 # grid the ranks a Manhattan distance m away, in iteration 10 + m - 1; nobody else waits long.
@@ -106,14 +108,20 @@ def front(x, direction):
 
 w, x = wave("chain")
 D = float(open("chain.scale").read())
-t_comm = float(np.median([r["comm"] for r in json.load(open("chain.json"))["timings"]]))
+comm = np.array([r["comm"] for r in sorted(json.load(open("chain.json"))["timings"], key=lambda r: r["rank"])])
+t_comm = float(np.median(comm))
 assert x["source"]["injected"] and abs(x["source"]["delay"] - D) < 1e-12 and w["detection"]["missed"] == 0, x["source"]
 assert w["graph"]["edges"] == 15 and not w["graph"]["periodic"]
 for d, hops in (("down", 5), ("up", 10)):
     f = front(x, d)
     assert f["reached_hops"] == hops and abs(f["speed"]["ranks_per_iteration"] - 1) <= 0.1, (d, f["speed"])
-    # Each hop waits t_comm less (the neighbour's message left t_comm after its compute ended).
-    assert all(a["iteration"] == 10 + a["hop"] - 1 and abs(a["idle"] - (D - a["hop"] * t_comm)) < D / 5 for a in f["arrivals"]), (t_comm, f["arrivals"])
+    # Each hop waits at most t_comm less (the neighbour's message left t_comm after its compute
+    # ended; on a busy machine the median t_comm is mostly waiting for a core, and the idle hardly
+    # decays), never more than the delay; and the idle is what the ring's own timings say: the
+    # rank's time in communication that iteration beyond its median.
+    for a in f["arrivals"]:
+        own = comm[a["rank"], a["iteration"]] - np.median(comm[a["rank"]])
+        assert a["iteration"] == 10 + a["hop"] - 1 and D - a["hop"] * t_comm - D / 5 < a["idle"] < D * 1.2 and abs(a["idle"] - own) < D / 20, (t_comm, a, own)
 _, x2 = wave("chain2")
 for d in ("down", "up"):
     assert abs(front(x2, d)["speed"]["ranks_per_iteration"] - 2) <= 0.2, (d, front(x2, d)["speed"])
