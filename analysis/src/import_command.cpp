@@ -15,8 +15,9 @@ namespace ripple::analysis {
 int import_main(int argc, char** argv) {
   CLI::App app{
       "Converts another tool's output into a Ripple trace (docs/cxl.md):\n"
-      "  mitos DIR: Mitos with mitoshooks (data/samples.csv, data/mpi*.csv, data/papi*.csv,\n"
-      "             hwdata/hwloc.xml), or the simulator variant (samples.csv, mpi_trace.csv, counters.csv).\n"
+      "  mitos DIR: Mitos with mitoshooks, its merged result directory (data/samples.csv,\n"
+      "             data/mpi_traces.csv, optionally data/papi_measurements_RANK.csv), or the simulator\n"
+      "             variant (samples.csv, mpi_trace.csv, counters.csv; in DIR or DIR/data).\n"
       "Malformed rows are left out, counted and said; the rest is imported and the exit code is 2\n"
       "(0 with --allow-malformed).",
       "ripple import"};
@@ -48,6 +49,7 @@ int import_main(int argc, char** argv) {
                 r.variant.c_str(), c.ranks, c.events.size(), static_cast<long long>(receives), c.samples.size(),
                 c.counter_events.size(),
                 r.variant == "simulator" ? "; ripple cxl uses the published tool's conventions on it" : "");
+    for (const std::string& note : r.notes) std::printf("  note: %s\n", note.c_str());
     if (r.malformed_rows > 0) {
       std::fprintf(stderr, "ripple: error: %s: %lld malformed rows left out, the rest imported into %s\n", dir.c_str(),
                    static_cast<long long>(r.malformed_rows), output.c_str());

@@ -16,12 +16,14 @@ namespace {
 namespace fs = std::filesystem;
 using namespace mitos;
 
-std::string need(const std::string& dir, const char* name) {
-  std::string path = (fs::path(dir) / name).string();
-  if (!fs::is_regular_file(path))
-    throw InputError(
-        fmt::format("{}: no {} (a Mitos simulator run holds samples.csv, mpi_trace.csv and counters.csv)", dir, name));
-  return path;
+// The run's file NAME, in DIR or DIR/data (where the simulator's tracer writes samples.csv and
+// mpi_traces.csv), under any of its names.
+std::string need(const std::string& dir, std::initializer_list<const char*> names) {
+  for (const char* sub : {"", "data"})
+    for (const char* name : names)
+      if (fs::path path = fs::path(dir) / sub / name; fs::is_regular_file(path)) return path.string();
+  throw InputError(
+      fmt::format("{}: no {} (a Mitos simulator run holds samples.csv, mpi_trace.csv and counters.csv)", dir, *names.begin()));
 }
 
 // A request or address field: a signed integer, or 0x-hex.
@@ -33,7 +35,8 @@ std::optional<std::int64_t> to_id(const std::string& s) {
 
 void read_calls(const std::string& path, MitosRecords& r) {
   for (const std::string& line : read_lines(path, "the MPI records")) {
-    const auto f = split(line, ';');
+    auto f = split(line, ';');
+    if (f.size() == 13 && f.back().empty()) f.pop_back();  // a record that ends in `;`, as mitoshooks writes them
     if (f.size() != 12) {
       ++r.malformed_rows;
       continue;
@@ -109,7 +112,8 @@ MitosRecords read_mitos_simulator(const std::string& dir) {
   MitosRecords r;
   r.variant = "simulator";
   r.prefetch_known = true;  // its `prefetched` column says which hits a prefetch brought
-  const std::string samples = need(dir, "samples.csv"), calls = need(dir, "mpi_trace.csv"), counters = need(dir, "counters.csv");
+  const std::string samples = need(dir, {"samples.csv"}), calls = need(dir, {"mpi_trace.csv", "mpi_traces.csv"}),
+                    counters = need(dir, {"counters.csv"});
   read_calls(calls, r);
   read_samples(samples, r);
   read_counters(counters, r);

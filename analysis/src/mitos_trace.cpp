@@ -55,6 +55,25 @@ int rank_by_address(const std::multimap<std::uint64_t, std::pair<std::uint64_t, 
   return -1;
 }
 
+// The pending requests a wait completes. mitoshooks names a request by the address of the caller's
+// MPI_Request variable, and an MPI_Waitall by its array and length (no request): the pending
+// requests at array + k * slot, k < length, for the slot (8 bytes in Open MPI, 4 in MPICH) that
+// finds more of them.
+std::vector<std::int64_t> completed_requests(const MitosCall& m, const std::unordered_map<std::int64_t, trace::Event>& pending) {
+  std::vector<std::int64_t> found;
+  if (m.request >= 0 || m.func != "MPI_Waitall") {
+    if (pending.contains(m.request)) found.push_back(m.request);
+    return found;
+  }
+  for (const std::int64_t slot : {8, 4}) {
+    std::vector<std::int64_t> at;
+    for (std::int64_t k = 0; k < m.count; ++k)
+      if (const auto a = static_cast<std::int64_t>(m.buffer) + k * slot; pending.contains(a)) at.push_back(a);
+    if (at.size() > found.size()) found = std::move(at);
+  }
+  return found;
+}
+
 }  // namespace
 
 trace::TraceContent build_mitos_trace(const MitosRecords& r, const std::string& command_line) {
@@ -89,18 +108,19 @@ trace::TraceContent build_mitos_trace(const MitosRecords& r, const std::string& 
     e.comm = m.comm;
     const bool completes = m.func.starts_with("MPI_Wait") || m.func.starts_with("MPI_Test");
     if (completes) {
-      e.count = 1;
+      const std::vector<std::int64_t> requests = completed_requests(m, pending);
+      e.count = static_cast<std::int32_t>(std::max<std::size_t>(1, requests.size()));
       c.events.push_back(e);
-      auto it = pending.find(m.request);
-      if (it == pending.end()) continue;
-      trace::Event done = it->second;  // carries the bytes, tag and source of the receive
-      done.call = completion;
-      done.t_enter = done.t_exit = m.t_end;
-      done.count = 0;
-      done.buffer = 0;
-      done.extent = 0;
-      c.events.push_back(done);
-      pending.erase(it);
+      for (const std::int64_t request : requests) {
+        trace::Event done = pending.at(request);  // carries the bytes, tag and source of the receive
+        done.call = completion;
+        done.t_enter = done.t_exit = m.t_end;
+        done.count = 0;
+        done.buffer = 0;
+        done.extent = 0;
+        c.events.push_back(done);
+        pending.erase(request);
+      }
       continue;
     }
     e.buffer = m.buffer;
@@ -192,6 +212,7 @@ trace::TraceContent build_mitos_trace(const MitosRecords& r, const std::string& 
                    {"variant", r.variant},
                    {"conventions", r.variant == "simulator" ? "published" : "ripple"},
                    {"malformed_rows", r.malformed_rows},
+                   {"notes", r.notes},
                    {"unknown_calls", std::vector<std::string>(unknown.begin(), unknown.end())}};
   c.sources = src.dump();
   return c;

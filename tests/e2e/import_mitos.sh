@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# `ripple import mitos` end to end: synthetic fixtures of both Mitos formats (mitoshooks, and the
-# simulator variant) become traces that `ripple trace info` accepts; a hand-made simulator run gives,
-# through `ripple cxl`, the per-tag costs computed by hand below (the published tool's conventions:
-# whole ns per call in the MPI transfer, samples by address alone, ns = cycles / CLOCK_GHZ, rate 1,
-# MLAT = 64 L3_LDM / LD_INS); bad input: one line, exit code 2 each.
+# `ripple import mitos` end to end: synthetic fixtures of both Mitos formats (mitoshooks, laid out as
+# caps-tum/mitos writes its merged result directory, and the simulator variant) become traces that
+# `ripple trace info` accepts; a hand-made simulator run gives, through `ripple cxl`, the per-tag
+# costs computed by hand below (the published tool's conventions: whole ns per call in the MPI
+# transfer, samples by address alone, ns = cycles / CLOCK_GHZ, rate 1, MLAT = 64 L3_LDM / LD_INS);
+# bad input: one line, exit code 2 each.
 source "$(dirname "$0")/lib.sh"
 one_error() {  # one_error NAME PATTERN ARGS...: `ripple ARGS` exits 2 with one error line
   local name=$1 pattern=$2; shift 2
@@ -56,6 +57,11 @@ PY
 "$RIPPLE_BIN" import mitos sim -o sim.h5 > import.txt 2>&1 && grep -q "Mitos simulator, 2 ranks" import.txt \
   && pass "import: simulator run" || fail "import simulator: $(cat import.txt)"
 "$RIPPLE_BIN" trace info sim.h5 > info.txt 2>&1 && pass "trace info accepts the simulator import" || fail "trace info: $(cat info.txt)"
+# The same run as the simulator's tracer lays it out: data/samples.csv, data/mpi_traces.csv with
+# each record ending in `;` (told from mitoshooks by the samples' header).
+mkdir -p simdata/data && cp sim/samples.csv sim/counters.csv simdata/data/ && sed 's/$/;/' sim/mpi_trace.csv > simdata/data/mpi_traces.csv
+"$RIPPLE_BIN" import mitos simdata -o simdata.h5 > import3.txt 2>&1 && [ "$(cut -d: -f2- import3.txt)" = "$(cut -d: -f2- import.txt)" ] \
+  && pass "import: the simulator's files under data/, records ending in ';'" || fail "import simdata: $(cat import3.txt)"
 "$RIPPLE_BIN" cxl sim.h5 --machine machine.toml --json sim.json > cxl.txt 2>&1 || fail "cxl on the import: $(cat cxl.txt)"
 # By hand. Counters: MLAT = 64 * 1640625 / 1e9 = 0.105, weight ((0.105 - 0.01) / 0.19)^2 = 0.25; MBW
 # (64 * 1640625 B/s / 73e9), CBW (64 * 5e7 / 52e9) and CLAT (0.05) are at or below their lower
@@ -92,28 +98,53 @@ grep -Eq "0x401b20 +2 +4 +16384 +3.012 +0.102 +1.680 +0.081 +3.114 +1.761 +1.353
 /usr/bin/python3 -c 'import json; r = json.load(open("ripple.json")); assert r["conventions"] == "ripple" and r["weights"]["Compute"] == 1, r["weights"]' \
   && pass "cxl: --conventions ripple" || fail "cxl --conventions ripple"
 
-# mitoshooks: Mitos's samples.csv with rank, the MPI records with a header, PAPI per rank, hwloc.
+# mitoshooks (caps-tum/mitos), its merged result directory: data/samples.csv with Mitos's header
+# (mitoshooks writes the rank into pid; time in ns of the system clock; decimal addresses),
+# data/mpi_traces.csv (`;`, no header, each record ending in `;`, a shape per call; a request is the
+# address of its MPI_Request variable, MPI_Waitall names its array and length), the PAPI run's
+# data/papi_measurements_RANK.csv (name,value lines) and hardware.xml.
 /usr/bin/python3 - <<'PY'
 import os
 os.makedirs("hooks/data", exist_ok=True); os.makedirs("hooks/hwdata", exist_ok=True)
-open("hooks/hwdata/hwloc.xml", "w").write('<?xml version="1.0"?>\n<topology/>\n')
-h = "source,line,instruction,bytes,ip,variable,buffer_size,dims,xidx,yidx,zidx,pid,tid,time,addr,cpu,latency,level,hit_type,op_type,snoop_mode,tlb_access,numa,rank\n"
-rows = ["heat.c,10,mov,8,0x401000,??,0,0,0,0,0,100,100,2000000,0x1008,0,30,L1,Hit,Load,N/A,L1 hit,0,0",
-        "heat.c,11,mov,8,0x401004,??,0,0,0,0,0,100,100,2500000,0x1040,0,250,Local RAM,Hit,Load,N/A,L1 hit,0,0",
-        "heat.c,12,mov,8,0x401008,??,0,0,0,0,0,200,200,2600000,0x2000,1,90,LFB/MAB,Hit,Load,N/A,L1 hit,0,1",
-        "heat.c,13,mov,8,0x40100c,??,0,0,0,0,0,200,200,2700000,0x2040,1,60,L3,Hit,Load,N/A,L1 hit,0,1"]
+open("hooks/hardware.xml", "w").write('<?xml version="1.0"?>\n<topology/>\n')
+epoch = 1765100000000000000  # ns since 1970: beyond a double's 53 bits
+h = "source,line,instruction,bytes,virt_addr_offset,ip,variable,buffer_size,dims,xidx,yidx,zidx,pid,tid,time,addr,cpu,latency,level,hit_type,op_type,snoop_mode,tlb_access,numa\n"
+rows = [f"??,??,??,??,4194304,4198400,??,0,0,0,0,0,0,100,{epoch + 2000000},4104,0,30,L1,Hit,Load,Snoop None,TLB Hit,0",
+        f"??,??,??,??,4194304,4198404,??,0,0,0,0,0,0,100,{epoch + 2500000},4160,0,250,Local RAM,Hit,Load,Snoop Hit,TLB Hit,0",
+        f"??,??,??,??,4194304,4198408,??,0,0,0,0,0,1,200,{epoch + 2600000},8192,1,90,LFB,Hit,Load,Snoop None,TLB Hit,0",
+        f"??,??,??,??,4194304,4198412,??,0,0,0,0,0,1,200,{epoch + 2700000},8256,1,60,L3,Hit,Load,Snoop None,TLB Hit,0"]
 open("hooks/data/samples.csv", "w").write(h + "\n".join(rows) + "\n")
-m = ["rank,func,callsite,t_start,t_end,buf,count,datatype,dtype_size,peer,comm,request,tag"]
+m = []
 for rank in (0, 1):
-    m += [f"{rank},MPI_Irecv,0x401a10,1000000,1001000,{hex(0x1000 * (rank + 1))},16,MPI_DOUBLE,8,{1 - rank},0,7,3",
-          f"{rank},MPI_Wait,0x401d50,1500000,1800000,0,1,MPI_DOUBLE,8,{1 - rank},0,7,3",
-          f"{rank},MPI_Finalize,0x400200,9000000,9100000,0,0,,0,-1,0,-1,-1"]
-open("hooks/data/mpi_trace.csv", "w").write("\n".join(m) + "\n")
-open("hooks/data/papi.csv", "w").write("rank,PAPI_LD_INS,PAPI_L1_LDM,PAPI_L3_LDM,PAPI_TOT_CYC,time\n0,4000,100,10,9000,0.009\n1,4000,100,10,9000,0.009\n")
+    request = 140720000000000 + 64 * rank  # &request on the rank's stack
+    m += [f"{rank};MPI_Init;4196864;{epoch};{epoch + 500000};",
+          f"{rank};MPI_Irecv;4201000;{epoch + 1000000};{epoch + 1001000};{4096 * (rank + 1)};16;MPI_DOUBLE;{1 - rank};MPI_COMM_WORLD;{request};3;"]
+    # rank 0 waits for its one request, rank 1 for an array of one
+    m += [f"0;MPI_Wait;4201808;{epoch + 1500000};{epoch + 1800000};{request};" if rank == 0 else
+          f"1;MPI_Waitall;4201808;{epoch + 1500000};{epoch + 1800000};{request};1;",
+          f"{rank};MPI_Finalize;4196992;{epoch + 9000000};{epoch + 9000000};"]
+open("hooks/data/mpi_traces.csv", "w").write("\n".join(m) + "\n")
+for rank in (0, 1):
+    open(f"hooks/data/papi_measurements_{rank}.csv", "w").write(
+        "PAPI_LD_INS,4000\nPAPI_L1_LDM,100\nPAPI_L3_LDM,10\nPAPI_TOT_CYC,9000\ntime,9000000\nmem_traffic,64000\n"
+        "LD_density,0.444444\nL1_miss_density,40\nmem_hit_density,400\n")
 PY
 "$RIPPLE_BIN" import mitos hooks -o hooks.h5 > import2.txt 2>&1 && grep -q "Mitos mitoshooks, 2 ranks" import2.txt \
   && pass "import: mitoshooks output" || fail "import mitoshooks: $(cat import2.txt)"
 "$RIPPLE_BIN" trace info hooks.h5 > info2.txt 2>&1 && pass "trace info accepts the mitoshooks import" || fail "trace info: $(cat info2.txt)"
+# Times from the run's first record, to the ns; per rank Init, Irecv, the wait (Waitall on rank 1)
+# and the receive's completion at its exit, Finalize; the samples on the rank their pid names.
+/usr/bin/python3 - <<'PY' && pass "mitoshooks: times to the ns, Wait and Waitall complete the receive, ranks from pid" || fail "mitoshooks events"
+import h5py
+f = h5py.File("hooks.h5")
+e, s = f["events"][:], f["samples/records"][:]
+for rank in (0, 1):
+    mine = e[e["rank"] == rank]
+    assert [round(t * 1e9) for t in mine["t_enter"]] == [0, 1000000, 1500000, 1800000, 9000000], mine
+    assert abs(mine["t_enter"][1] - 0.001) < 1e-15 and mine["bytes"][1] == 128 and mine["count"][2] == 1, mine
+    assert mine["tag"][3] == 3 and mine["bytes"][3] == 128 and mine["peer"][3] == 1 - rank, mine
+assert [round(t * 1e9) for t in s["time"]] == [2000000, 2500000, 2600000, 2700000] and list(s["rank"]) == [0, 0, 1, 1], s
+PY
 "$RIPPLE_BIN" cxl hooks.h5 --machine machine.toml --json hooks.json > cxl2.txt 2>&1 || fail "cxl on mitoshooks: $(cat cxl2.txt)"
 # Rate = PAPI_LD_INS / samples = 8000 / 4; every sample lies in a receive buffer of its rank.
 /usr/bin/python3 - <<'PY' && pass "cxl on the mitoshooks import" || fail "cxl mitoshooks: $(cat cxl2.txt)"
@@ -136,8 +167,8 @@ one_error "plot cxl: not JSON" "not JSON" plot cxl machine.toml -o x.png
 # Bad input.
 cp -r sim nocounters && rm nocounters/counters.csv
 one_error "import: a directory missing a file" "no counters.csv" import mitos nocounters -o x.h5
-cp -r hooks nohwloc && rm nohwloc/hwdata/hwloc.xml
-one_error "import: mitoshooks without hwloc.xml" "no hwdata/hwloc.xml" import mitos nohwloc -o x.h5
+cp -r hooks nompi && rm nompi/data/mpi_traces.csv
+one_error "import: mitoshooks without its MPI records" "no data/mpi_traces.csv" import mitos nompi -o x.h5
 one_error "import: not a Mitos directory" "neither mitoshooks output" import mitos . -o x.h5
 cp -r sim bad && printf '0;MPI_Irecv;zzz;1;2\n' >> bad/mpi_trace.csv && printf '0.5,0x1000,0,L9,20,false,100,heat,false\n0.5,0x1000\n' >> bad/samples.csv
 one_error "import: malformed rows counted and said" "3 malformed rows left out, the rest imported" import mitos bad -o bad.h5

@@ -60,6 +60,29 @@ TEST(MitosTrace, WaitCompletesTheReceive) {
   EXPECT_NE(c.sources.find("\"published\""), std::string::npos);
 }
 
+// mitoshooks names a request by the address of the MPI_Request variable, and an MPI_Waitall by its
+// array and length: the requests at array + k * 8 (Open MPI's handles) or + k * 4 (MPICH's).
+TEST(MitosTrace, WaitallCompletesTheRequestsOfItsArray) {
+  for (const std::int64_t slot : {8, 4}) {
+    const std::int64_t array = 0x7ffc1000;
+    MitosRecords r;
+    r.variant = "mitoshooks";
+    r.calls.push_back(call(0, "MPI_Irecv", 0.1, 0x1000, 16, 1, 5, array));
+    r.calls.push_back(call(0, "MPI_Irecv", 0.2, 0x2000, 32, 1, 6, array + slot));
+    r.calls.push_back(call(0, "MPI_Irecv", 0.3, 0x3000, 8, 1, 7, 0x500));  // another variable: not in the array
+    MitosCall all = call(0, "MPI_Waitall", 0.4, static_cast<std::uint64_t>(array), 2, -1, -1, -1);
+    r.calls.push_back(all);
+    const trace::TraceContent c = build_mitos_trace(r, "test");
+    ASSERT_EQ(c.events.size(), 6u) << slot;  // three receives, the Waitall, two completions
+    EXPECT_EQ(c.events[3].count, 2);
+    EXPECT_STREQ(trace::call_name(c.events[4].call), "completion");
+    EXPECT_EQ(c.events[4].tag, 5);
+    EXPECT_EQ(c.events[5].tag, 6);
+    EXPECT_EQ(c.events[5].bytes, 256);
+    EXPECT_DOUBLE_EQ(c.events[5].t_exit, 0.401);
+  }
+}
+
 TEST(MitosTrace, SamplesFindTheirRank) {
   MitosRecords r = two_ranks();
   MitosSample s;
