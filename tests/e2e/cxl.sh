@@ -15,10 +15,13 @@ one_error() {  # one_error NAME PATTERN ARGS...: `ripple ARGS` (one process) exi
 
 run_np 2 calibrate -o machine.toml --repetitions 3 > calibrate.txt 2>&1 || fail "calibrate: $(tail -n 3 calibrate.txt)"
 # Ranges that a loaded 2-core CI machine keeps too: the issue's 50-300 ns for memory latency is
-# widened to 30-2000 ns (a busy VM without huge pages measured 332 ns). The atomic round trip runs on
-# two CPUs (mpirun binds rank 0 to one core; the probe moves its child off it) and is at least a
-# cross-core line transfer (> 20 ns). It is not held above the latency as the issue asks: on this VM
-# the chase pays 4 KiB page walks (~300 ns) and a cross-core round trip was measured at 273 ns.
+# widened to 30-2000 ns (a busy VM measured 332 and 347 ns). The atomic hand-over (half a flag
+# ping-pong) runs on two CPUs (mpirun binds rank 0 to one core; the probe moves its child off it)
+# and is at least a cross-core line transfer (> 20 ns). It is held above the memory latency, as the
+# issue asks, where the two CPUs share no cache: then a hand-over leaves the caches, as an atomic
+# on a CXL pool does. Within a shared cache it need not be: on the development VM, whose two vCPUs
+# the system reports sharing an L3, it measured 35 ns or 190-230 ns minutes apart (the hypervisor
+# places the vCPUs), against 145-200 ns of memory latency.
 /usr/bin/python3 - <<'PY' && pass "calibrate: sane ranges" || fail "calibrate: out of range: $(cat calibrate.txt)"
 import os, tomllib
 m = tomllib.load(open("machine.toml", "rb"))
@@ -26,6 +29,8 @@ v = {k: t["value"] for k, t in m.items() if isinstance(t, dict)}
 assert m["LOCAL_MEM_LAT"]["source"] == "measured" and 30 <= v["LOCAL_MEM_LAT"] <= 2000, v["LOCAL_MEM_LAT"]
 assert v["SHM_ATOMIC_LAT"] > 20, v["SHM_ATOMIC_LAT"]
 assert os.cpu_count() < 2 or "on two CPUs" in m["SHM_ATOMIC_LAT"]["how"], m["SHM_ATOMIC_LAT"]["how"]
+if "without a shared cache" in m["SHM_ATOMIC_LAT"]["how"]:
+    assert v["SHM_ATOMIC_LAT"] > v["LOCAL_MEM_LAT"], (v["SHM_ATOMIC_LAT"], v["LOCAL_MEM_LAT"])
 assert m["MPI_RECV_LAT"]["source"] == "measured" and v["MPI_RECV_LAT"] > 0 and v["MPI_RECV_BW"] > 0
 assert v["L1_BW"] > 0 and v["MEM_BW"] > 0 and 0.5 < v["CLOCK_GHZ"] < 10
 assert m["CXL_REMOTE_LAT"]["source"] == "given" and v["CXL_REMOTE_LAT"] == 350

@@ -111,7 +111,7 @@ int calibrate_main(int argc, char** argv) {
       // Far larger than the last-level cache, and at most 1 GiB (some VMs report a host's whole L3).
       const std::size_t chase = std::clamp<std::size_t>(8 * llc, std::size_t{256} << 20, std::size_t{1} << 30);
       put(m, "LOCAL_MEM_LAT", pointer_chase_ns(chase, repetitions));
-      put(m, "SHM_ATOMIC_LAT", atomic_round_trip_ns(20000, repetitions));
+      put(m, "SHM_ATOMIC_LAT", atomic_handover_ns(20000, repetitions));
       put(m, "L1_BW", read_bandwidth(16 << 10, repetitions));
       put(m, "L2_BW", read_bandwidth(256 << 10, repetitions));
       const Measurement mem = read_bandwidth(chase, repetitions);

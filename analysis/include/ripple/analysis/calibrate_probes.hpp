@@ -19,8 +19,10 @@ Measurement summarize(std::vector<double> samples, bool larger_is_better, std::s
 
 // ns per load of a chase over a random cyclic permutation of the 64-byte lines of `bytes`.
 Measurement pointer_chase_ns(std::size_t bytes, int repetitions);
-// ns of a round trip of a flag between this process and a forked child on shared memory.
-Measurement atomic_round_trip_ns(int round_trips, int repetitions);
+// ns of one atomic hand-over between this process and a forked child on shared memory: half a
+// flag ping-pong's round trip (each half, the waiting side's load fetches the line from the other's
+// cache, as an atomic on a CXL pool fetches it from the device).
+Measurement atomic_handover_ns(int round_trips, int repetitions);
 // Bytes per second of reading `bytes` over and over (one core).
 Measurement read_bandwidth(std::size_t bytes, int repetitions);
 // The time-stamp counter's rate in GHz (the clock sample latencies in cycles are converted by).
