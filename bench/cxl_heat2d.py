@@ -64,6 +64,25 @@ def predict(build, trace, machine, work):
         return json.load(f)
 
 
+def report(m, a, columns, cells, rows):
+    """Prints the Markdown table (the machine's values, then a row per `rows` entry: its `cells`,
+    then measured, predicted, sign and error) and writes it to a.out, the rows to a.json."""
+    table = (f"machine: LOCAL_MEM_LAT {m['LOCAL_MEM_LAT']:.0f} ns, SHM_ATOMIC_LAT {m['SHM_ATOMIC_LAT']:.0f} ns, "
+             f"MPI_RECV_LAT {m['MPI_RECV_LAT']:.0f} ns, MPI_RECV_BW {m['MPI_RECV_BW'] / 1e9:.2f} GB/s; best of {a.rounds}\n\n")
+    columns = columns + ["measured", "predicted", "sign", "error"]
+    table += "| " + " | ".join(columns) + " |\n" + "| " + " | ".join("---" for _ in columns) + " |\n"
+    for c, x in zip(cells, rows):
+        sign = "n/a" if x["sign"] is None else "yes" if x["sign"] else "no"
+        table += "| " + " | ".join(str(v) for v in c) + f" | {x['measured']:.3f} | {x['predicted']:.3f} | {sign} | {100 * x['error']:+.0f} % |\n"
+    print(table)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(table)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("build")
@@ -110,20 +129,8 @@ def main():
                                  sign=None if predicted == 1 else (measured >= 1) == (predicted >= 1),
                                  error=(predicted - measured) / measured))
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    head = (f"machine: LOCAL_MEM_LAT {m['LOCAL_MEM_LAT']:.0f} ns, SHM_ATOMIC_LAT {m['SHM_ATOMIC_LAT']:.0f} ns, "
-            f"MPI_RECV_LAT {m['MPI_RECV_LAT']:.0f} ns, MPI_RECV_BW {m['MPI_RECV_BW'] / 1e9:.2f} GB/s; best of {a.rounds}\n\n")
-    table = head + "| grid | tile | mode | iterations | mpi [s] | mode [s] | measured | predicted | sign | error |\n"
-    table += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-    for x in rows:
-        table += (f"| {x['grid']} | {x['tile']} | {x['mode']} | {x['iterations']} | {x['t_mpi']:.4f} | {x['t_mode']:.4f} | "
-                  f"{x['measured']:.3f} | {x['predicted']:.3f} | {'n/a' if x['sign'] is None else 'yes' if x['sign'] else 'no'} | {100 * x['error']:+.0f} % |\n")
-    print(table)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(table)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    cells = [[x["grid"], x["tile"], x["mode"], x["iterations"], f"{x['t_mpi']:.4f}", f"{x['t_mode']:.4f}"] for x in rows]
+    report(m, a, ["grid", "tile", "mode", "iterations", "mpi [s]", "mode [s]"], cells, rows)
     if a.plot:
         run([os.path.join(a.build, "cli", "ripple"), "plot", "cxl", *[p for _, p in results], "-o", a.plot,
              "--labels", ",".join(l for l, _ in results)])

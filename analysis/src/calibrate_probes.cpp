@@ -1,6 +1,7 @@
 #include "ripple/analysis/calibrate_probes.hpp"
 
 #include <fmt/format.h>
+#include <numa.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -64,10 +65,13 @@ std::size_t last_level_cache_bytes() {
   return 32u << 20;
 }
 
-Measurement pointer_chase_ns(std::size_t bytes, int repetitions) {
+int highest_numa_node() { return numa_available() < 0 ? -1 : numa_max_node(); }
+
+Measurement pointer_chase_ns(std::size_t bytes, int repetitions, int numa_node) {
   constexpr std::size_t kLine = 64, kStep = kLine / sizeof(std::size_t);
   const std::size_t lines = bytes / kLine;
   Mapping mem(lines * kLine, false);
+  if (numa_node >= 0) numa_tonode_memory(mem.p, mem.n, numa_node);  // before the first touch places it
   auto* next = static_cast<std::size_t*>(mem.p);
   std::vector<std::size_t> order(lines);
   std::iota(order.begin(), order.end(), 0);
@@ -85,8 +89,8 @@ Measurement pointer_chase_ns(std::size_t bytes, int repetitions) {
   }
   if (at == static_cast<std::size_t>(-1)) std::puts("");  // keeps the chase
   return summarize(ns, false,
-                   fmt::format("pointer chase over {} MiB ({} lines, random cycle), {} loads, best of {}", bytes >> 20, lines,
-                               steps, repetitions));
+                   fmt::format("pointer chase over {} MiB ({} lines, random cycle), {} loads, best of {}{}", bytes >> 20, lines,
+                               steps, repetitions, numa_node >= 0 ? fmt::format(", memory on NUMA node {}", numa_node) : ""));
 }
 
 // The CPUs that share CPU `cpu`'s last-level cache (sysfs), empty if unknown.

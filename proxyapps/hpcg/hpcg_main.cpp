@@ -133,11 +133,15 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
   }
   RIPPLE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &error, 1, MPI_DOUBLE, MPI_MAX, comm));
   const std::uint64_t sum = checksum.global(comm);
-  bool monotone = true;
-  for (std::size_t k = 1; k < history.size(); ++k) monotone = monotone && history[k] <= history[k - 1];
-  // Fifty iterations reach x = 1 to 1e-6 on any grid; fewer are checked for a falling residual only.
+  // Preconditioned CG minimises the error's A-norm, not the residual's 2-norm, which may rise now and
+  // then (64^3 per rank: 2.72e-7 -> 2.82e-7 at iteration 39): the rises are counted and said, and
+  // the check is that the solve reduced the residual and, after fifty iterations, reached x = 1 to
+  // 1e-6 (on any grid tried, up to 64^3 per rank: 1.6e-7).
+  int rises = 0;
+  for (std::size_t k = 1; k < history.size(); ++k) rises += history[k] > history[k - 1] ? 1 : 0;
   const int done = static_cast<int>(history.size()) - 1;
-  const bool good = monotone && std::isfinite(history.back()) && (done < 50 || error <= 1e-6);
+  const bool good =
+      std::isfinite(history.back()) && (done == 0 || history.back() < history.front()) && (done < 50 || error <= 1e-6);
   const int iterations = static_cast<int>(history.size()) - 1;
   // CG stops before --iterations once the residual or p.Ap reaches 0 (converged to the last bit):
   // said, not left to be noticed in the length of the residual history.
@@ -187,6 +191,7 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
                     proxy::json_number(kt.mg), proxy::json_number(kt.allreduce), proxy::json_number(kt.halo))},
        {"residual_history", "[" + residuals + "]"},
        {"max_error", proxy::json_number(error)},
+       {"residual_rises", std::to_string(rises)},
        {"verification", good ? "true" : "false"},
        {"checksum", proxy::json_string(proxy::hex(sum))}},
       times);
@@ -200,8 +205,8 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
                 seconds, gflops, history.back());
     if (!stopped.empty())
       std::printf("  stopped after %d of the %d iterations asked for: %s\n", iterations, o.common.iterations, stopped.c_str());
-    std::printf("  verification %s: max |x - 1| = %.3g, residual %s\n", good ? "PASSED" : "FAILED", error,
-                monotone ? "falls monotonically" : "does NOT fall monotonically");
+    std::printf("  verification %s: max |x - 1| = %.3g, residual %.3g -> %.3g (%d rise%s on the way)\n",
+                good ? "PASSED" : "FAILED", error, history.front(), history.back(), rises, rises == 1 ? "" : "s");
   }
   return good ? 0 : 1;
 }

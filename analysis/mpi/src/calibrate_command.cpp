@@ -80,16 +80,21 @@ int calibrate_main(int argc, char** argv) {
   CLI::App app{
       "Measures this node for seed 003's model (docs/cxl.md) and writes the machine file: MPI latency and\n"
       "bandwidth (ping-pong, Hockney fit; run on 2 ranks), memory latency (pointer chase), the atomic round\n"
-      "trip on shared memory, L1/L2/memory bandwidth, the clock; the rest are the paper's values (--set).",
+      "trip on shared memory, L1/L2/memory bandwidth, the clock, with --numa the far memory's latency; the\n"
+      "rest are the paper's values (--set).",
       "ripple calibrate"};
   std::string output = "machine.toml";
   std::vector<std::string> sets;
-  int repetitions = 5;
+  int repetitions = 5, numa = -1;
   app.add_option("-o,--output", output, "the machine file to write")->capture_default_str();
   app.add_option("--set", sets, "KEY=VALUE: a value that is not measured here (repeatable; docs/cxl.md lists the keys)");
   app.add_option("--repetitions", repetitions, "repetitions of each measurement (best of N)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  app.add_option("--numa", numa,
+                 "NUMA node whose memory stands in for the CXL pool: FAR_MEM_LAT measured there (LOCAL_MEM_LAT's "
+                 "pointer chase, its memory bound to the node; else the paper's value)")
+      ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -99,6 +104,10 @@ int calibrate_main(int argc, char** argv) {
   Machine m = Machine::defaults();
   try {
     for (const std::string& s : sets) m.set_from_text(s);
+    if (numa > highest_numa_node())
+      throw InputError(highest_numa_node() < 0
+                           ? fmt::format("--numa {}: no NUMA support here (libnuma)", numa)
+                           : fmt::format("--numa {}: no such NUMA node here (the highest is {})", numa, highest_numa_node()));
   } catch (const Error& e) {
     if (launcher_rank() == 0) std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return after_rank_zero_spoke(e.exit_code());
@@ -111,6 +120,7 @@ int calibrate_main(int argc, char** argv) {
       // Far larger than the last-level cache, and at most 1 GiB (some VMs report a host's whole L3).
       const std::size_t chase = std::clamp<std::size_t>(8 * llc, std::size_t{256} << 20, std::size_t{1} << 30);
       put(m, "LOCAL_MEM_LAT", pointer_chase_ns(chase, repetitions));
+      if (numa >= 0) put(m, "FAR_MEM_LAT", pointer_chase_ns(chase, repetitions, numa));
       put(m, "SHM_ATOMIC_LAT", atomic_handover_ns(20000, repetitions));
       put(m, "L1_BW", read_bandwidth(16 << 10, repetitions));
       put(m, "L2_BW", read_bandwidth(256 << 10, repetitions));

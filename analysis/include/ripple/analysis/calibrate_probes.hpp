@@ -17,8 +17,11 @@ struct Measurement {
 // best = the smallest (for times) or largest (for rates, `larger_is_better`) of the samples.
 Measurement summarize(std::vector<double> samples, bool larger_is_better, std::string how);
 
-// ns per load of a chase over a random cyclic permutation of the 64-byte lines of `bytes`.
-Measurement pointer_chase_ns(std::size_t bytes, int repetitions);
+// ns per load of a chase over a random cyclic permutation of the 64-byte lines of `bytes`; with
+// numa_node >= 0, the memory bound to that NUMA node.
+Measurement pointer_chase_ns(std::size_t bytes, int repetitions, int numa_node = -1);
+// The highest NUMA node number here, -1 where libnuma reports no NUMA support.
+int highest_numa_node();
 // ns of one atomic hand-over between this process and a forked child on shared memory: half a
 // flag ping-pong's round trip (each half, the waiting side's load fetches the line from the other's
 // cache, as an atomic on a CXL pool fetches it from the device).
