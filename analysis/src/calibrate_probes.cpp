@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <numa.h>
+#include <numaif.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -65,7 +66,13 @@ std::size_t last_level_cache_bytes() {
   return 32u << 20;
 }
 
-int highest_numa_node() { return numa_available() < 0 ? -1 : numa_max_node(); }
+void check_numa_node(int node) {
+  if (numa_available() < 0) throw InputError(fmt::format("--numa {}: no NUMA support here (libnuma)", node));
+  if (node > numa_max_node())
+    throw InputError(fmt::format("--numa {}: no such NUMA node here (the highest is {})", node, numa_max_node()));
+  if (numa_bitmask_isbitset(numa_get_mems_allowed(), static_cast<unsigned>(node)) == 0)
+    throw InputError(fmt::format("--numa {}: this process may not allocate there (its cpuset's memory nodes)", node));
+}
 
 Measurement pointer_chase_ns(std::size_t bytes, int repetitions, int numa_node) {
   constexpr std::size_t kLine = 64, kStep = kLine / sizeof(std::size_t);
@@ -82,6 +89,11 @@ Measurement pointer_chase_ns(std::size_t bytes, int repetitions, int numa_node) 
   std::vector<double> ns;
   std::size_t at = 0;
   for (std::size_t i = 0; i < steps; ++i) at = next[at];  // warm the TLB and the page tables
+  if (numa_node >= 0) {  // where the first touch put it: a failed bind would measure another node
+    int where = -1;
+    if (get_mempolicy(&where, nullptr, 0, mem.p, MPOL_F_NODE | MPOL_F_ADDR) != 0 || where != numa_node)
+      throw Error(fmt::format("calibrate: the chase's memory is on NUMA node {}, not on {}", where, numa_node));
+  }
   for (int r = 0; r < repetitions; ++r) {
     const auto t0 = Clock::now();
     for (std::size_t i = 0; i < steps; ++i) at = next[at];
@@ -124,7 +136,8 @@ std::set<int> last_level_cache_peers(int cpu) {
 // both would share that core, and each round trip would be two trips through the scheduler (64-97
 // us on the development VM). Returns the child's CPU, -1 if none other is allowed (then they share,
 // and the description says so).
-int place_apart(pid_t child, cpu_set_t& parent_before, bool& shared_cache) {
+enum class CacheSharing { Unknown, Shared, Apart };
+int place_apart(pid_t child, cpu_set_t& parent_before, CacheSharing& sharing) {
   sched_getaffinity(0, sizeof parent_before, &parent_before);
   const int here = sched_getcpu();
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -141,11 +154,28 @@ int place_apart(pid_t child, cpu_set_t& parent_before, bool& shared_cache) {
       CPU_SET(cpu, &other);
       if (sched_setaffinity(child, sizeof other, &other) == 0) {
         sched_setaffinity(0, sizeof mine, &mine);
-        shared_cache = !apart;
+        sharing = near.empty() ? CacheSharing::Unknown : apart ? CacheSharing::Apart : CacheSharing::Shared;
         return cpu;
       }
     }
   return -1;
+}
+
+// Where the hand-over ran, for the description.
+std::string where(int child_cpu, CacheSharing sharing) {
+  if (child_cpu < 0) return "on one CPU (no other allowed): a scheduler's round trip";
+  const std::string cpus = fmt::format("on two CPUs ({} and {})", sched_getcpu(), child_cpu);
+  switch (sharing) {
+    case CacheSharing::Apart:
+      return cpus + " without a shared cache";
+    case CacheSharing::Shared:
+      return cpus +
+             " that share a last-level cache as the system reports it (no allowed CPU shares none): a "
+             "hand-over there may stay within it";
+    case CacheSharing::Unknown:
+      break;
+  }
+  return cpus + ", whether they share a cache unknown (no cache topology in sysfs)";
 }
 
 Measurement atomic_handover_ns(int round_trips, int repetitions) {
@@ -170,8 +200,8 @@ Measurement atomic_handover_ns(int round_trips, int repetitions) {
     _exit(0);
   }
   cpu_set_t before;
-  bool shared_cache = false;
-  const int child_cpu = place_apart(child, before, shared_cache);
+  CacheSharing sharing = CacheSharing::Unknown;
+  const int child_cpu = place_apart(child, before, sharing);
   std::vector<double> ns;
   std::int64_t k = 0;
   for (int r = 0; r < repetitions; ++r) {
@@ -185,15 +215,9 @@ Measurement atomic_handover_ns(int round_trips, int repetitions) {
   int status = 0;
   waitpid(child, &status, 0);
   sched_setaffinity(0, sizeof before, &before);
-  return summarize(
-      ns, false,
-      fmt::format("half a flag ping-pong between two processes on shared memory, {} round trips, best of {}, {}", round_trips,
-                  repetitions,
-                  child_cpu < 0  ? std::string("on one CPU (no other allowed): a scheduler's round trip")
-                  : shared_cache ? fmt::format("on two CPUs ({} and {}) that the system says share a last-level cache (as all "
-                                               "here do): a hand-over there may stay within it",
-                                               sched_getcpu(), child_cpu)
-                                 : fmt::format("on two CPUs ({} and {}) without a shared cache", sched_getcpu(), child_cpu)));
+  return summarize(ns, false,
+                   fmt::format("half a flag ping-pong between two processes on shared memory, {} round trips, best of {}, {}",
+                               round_trips, repetitions, where(child_cpu, sharing)));
 }
 
 Measurement read_bandwidth(std::size_t bytes, int repetitions) {

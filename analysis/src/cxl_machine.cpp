@@ -16,7 +16,7 @@ const std::vector<MachineKey>& machine_keys() {
       {"MPI_RECV_LAT", "ns", 320, true, "Hockney latency α of a receive (ping-pong fit)"},
       {"MPI_RECV_BW", "B/s", 9.444e9, true, "Hockney bandwidth β of a receive (ping-pong fit)"},
       {"LOCAL_MEM_LAT", "ns", 86, true, "local memory latency (pointer chase), the model's MEM_LAT"},
-      {"FAR_MEM_LAT", "ns", 154, true, "memory latency on the --numa node (pointer chase in a shared window)"},
+      {"FAR_MEM_LAT", "ns", 154, true, "memory latency on the --numa node (pointer chase, the memory bound to the node)"},
       {"SHM_ATOMIC_LAT", "ns", 191, true, "one atomic hand-over between two processes on shared memory (half a flag ping-pong)"},
       {"CXL_REMOTE_LAT", "ns", 350, true, "the model's CXL_LAT: a load from the CXL pool"},
       {"CXL_REMOTE_ATOMIC_LAT", "ns", 430, true, "the model's CXL_ATOMIC_LAT: an atomic round trip on the pool"},

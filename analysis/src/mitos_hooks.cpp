@@ -60,13 +60,13 @@ std::optional<std::int64_t> to_ns(const std::string& s) {
   return std::nullopt;
 }
 
-// Raw times in ns as read, made seconds from the earliest one once everything is read.
+// Raw times in ns as read, made seconds from the earliest call once everything is read (a sample's
+// stray time does not move the base).
 struct Clock {
   std::vector<std::int64_t> call_ns, sample_ns;  // two per call, one per sample
   void to_seconds(MitosRecords& r) const {
     std::int64_t base = INT64_MAX;
     for (std::int64_t t : call_ns) base = std::min(base, t);
-    for (std::int64_t t : sample_ns) base = std::min(base, t);
     for (std::size_t i = 0; i < r.calls.size(); ++i) {
       r.calls[i].t_start = static_cast<double>(call_ns[2 * i] - base) * 1e-9;
       r.calls[i].t_end = static_cast<double>(call_ns[2 * i + 1] - base) * 1e-9;
@@ -80,8 +80,8 @@ void read_calls(const std::string& path, MitosRecords& r, Clock& clock) {
   std::int64_t unknown_types = 0;
   for (const std::string& line : read_lines(path, "the MPI records")) {
     auto f = split(line, ';');
-    if (!f.empty() && f.back().empty()) f.pop_back();  // the `;` every record ends with
-    if (f.size() < 5) {
+    // Every record ends in `;`: one without it was cut short.
+    if (f.size() < 6 || !f.back().empty()) {
       ++r.malformed_rows;
       continue;
     }
@@ -92,20 +92,22 @@ void read_calls(const std::string& path, MitosRecords& r, Clock& clock) {
       ++r.malformed_rows;
       continue;
     }
+    f.pop_back();
     MitosCall c;
     c.rank = static_cast<int>(*rank);
     c.func = f[1];
     c.call_site = *site;
+    const bool send_or_receive = c.func == "MPI_Isend" || c.func == "MPI_Irecv";
     bool ok = true;
-    if (f.size() == 12) {  // a send or receive
+    if (f.size() == 12 && send_or_receive) {
       const auto buf = to_address(f[5]);
       const auto count = to_int(f[6]), peer = to_int(f[8]), tag = to_int(f[11]), request = to_int(f[10]);
       const auto bytes = datatype_bytes(f[7]);
       if (!comms.contains(f[9])) comms.emplace(f[9], static_cast<int>(comms.size()));
       ok = buf && count && peer && tag && request && *count >= 0;
-      if (ok && !bytes) {
+      if (ok && !bytes) {  // well formed, but its bytes are unknown: left out, and said
         ++unknown_types;
-        ok = false;
+        continue;
       }
       if (ok) {
         c.buffer = *buf, c.count = *count, c.dtype_size = *bytes, c.peer = static_cast<int>(*peer);
@@ -120,8 +122,8 @@ void read_calls(const std::string& path, MitosRecords& r, Clock& clock) {
       const auto count = to_int(f[6]);
       ok = array && count && *count >= 0;
       if (ok) c.buffer = *array, c.count = *count;
-    } else {
-      ok = f.size() == 5;
+    } else {  // MPI_Init, MPI_Finalize
+      ok = f.size() == 5 && !send_or_receive && c.func != "MPI_Wait" && c.func != "MPI_Waitall";
     }
     if (!ok) {
       ++r.malformed_rows;
@@ -133,8 +135,8 @@ void read_calls(const std::string& path, MitosRecords& r, Clock& clock) {
   }
   if (unknown_types > 0)
     r.notes.push_back(
-        fmt::format("{} send or receive records name their datatype by a handle, whose size is unknown: "
-                    "left out (counted as malformed)",
+        fmt::format("{} send or receive records name their datatype by a handle (mitoshooks names only "
+                    "MPI_DOUBLE and MPI_INT), whose size is unknown: left out, with their completions",
                     unknown_types));
   if (r.calls.empty()) throw InputError(fmt::format("{}: no MPI record parses", path));
 }
@@ -142,13 +144,18 @@ void read_calls(const std::string& path, MitosRecords& r, Clock& clock) {
 void read_samples(const std::string& path, MitosRecords& r, Clock& clock) {
   const auto lines = read_lines(path, "the samples");
   if (lines.empty()) throw InputError(fmt::format("{}: the samples are empty (no header)", path));
-  const auto column = header_index(split(lines[0], ','));
+  const auto header = split(lines[0], ',');
+  const auto column = header_index(header);
   for (const char* c : {"addr", "latency", "level", "time"})
-    if (!column.contains(c)) throw InputError(fmt::format("{}: the samples have no column {}", path, c));
+    if (!column.contains(c))
+      throw InputError(
+          fmt::format("{}: the samples have no column {} (a header naming addr, latency, level and time: "
+                      "Mitos's post-processing writes it; raw samples have none)",
+                      path, c));
   // Older Mitos builds name the rank; mitoshooks writes it into pid.
   const std::string rank_column = column.contains("rank") ? "rank" : column.contains("pid") ? "pid" : "";
   if (rank_column == "pid") r.notes.push_back("samples: the rank from the pid column (mitoshooks writes the MPI rank there)");
-  const std::size_t width = column.size();
+  const std::size_t width = header.size();  // an IBS header names a column twice
   auto field = [&](const std::vector<std::string>& row, const char* name) -> const std::string* {
     const auto it = column.find(name);
     return it == column.end() ? nullptr : &row[it->second];
@@ -195,7 +202,10 @@ void read_papi(const std::vector<std::string>& files, MitosRecords& r) {
   for (const std::string& path : files) {
     const std::string name = fs::path(path).stem().string();
     const auto rank = to_int(name.substr(name.rfind('_') + 1));
-    if (!rank || *rank < 0) throw InputError(fmt::format("{}: no rank in the file's name (papi_measurements_RANK.csv)", path));
+    if (!rank || *rank < 0) {
+      r.notes.push_back(fmt::format("{}: no rank in the name (papi_measurements_RANK.csv): not read", path));
+      continue;
+    }
     for (const std::string& line : read_lines(path, "the PAPI measurements")) {
       const auto f = split(line, ',');
       const auto v = f.size() == 2 && !f[0].empty() ? to_double(f[1]) : std::nullopt;
@@ -229,6 +239,15 @@ MitosRecords read_mitoshooks(const std::string& dir) {
   if (papi.empty())
     r.notes.push_back("no data/papi_measurements_*.csv (a run with MITOS_MEASURE_PAPI=DIR writes them): no counters");
   read_papi(papi, r);
+  int ranks = 0;
+  for (const MitosCall& c : r.calls) ranks = std::max(ranks, c.rank + 1);
+  for (auto it = r.counters.begin(); it != r.counters.end();)
+    if (it->first >= ranks) {
+      r.notes.push_back(fmt::format("data/papi_measurements_{}.csv: no such rank in the MPI records: not read", it->first));
+      it = r.counters.erase(it);
+    } else {
+      ++it;
+    }
   return r;
 }
 
@@ -246,7 +265,9 @@ std::string detect_mitos_variant(const std::string& dir) {
         std::find(header.begin(), header.end(), "mshr") != header.end() || (header.size() == 9 && header[0] != "source");
     return simulator ? "simulator" : "mitoshooks";
   }
-  if (fs::exists(root / "mpi_trace.csv") || fs::exists(root / "data" / "mpi_traces.csv")) return "simulator";
+  // No samples: the simulator's run by its counters, else mitoshooks (whose reader says what is missing).
+  if (fs::exists(root / "counters.csv") || fs::exists(root / "data" / "counters.csv")) return "simulator";
+  if (fs::exists(root / "data")) return "mitoshooks";
   throw InputError(
       fmt::format("{}: neither mitoshooks output (data/samples.csv, data/mpi_traces.csv) nor a simulator run "
                   "(samples.csv, mpi_trace.csv, counters.csv)",

@@ -58,16 +58,19 @@ int rank_by_address(const std::multimap<std::uint64_t, std::pair<std::uint64_t, 
 // The pending requests a wait completes. mitoshooks names a request by the address of the caller's
 // MPI_Request variable, and an MPI_Waitall by its array and length (no request): the pending
 // requests at array + k * slot, k < length, for the slot (8 bytes in Open MPI, 4 in MPICH) that
-// finds more of them.
-std::vector<std::int64_t> completed_requests(const MitosCall& m, const std::unordered_map<std::int64_t, trace::Event>& pending) {
+// finds more of them; on a tie 4 (Open MPI's 8-byte handles find as many at slot 4 only in an array
+// of one, the same request; MPICH's array followed by another finds as many at 8, the wrong ones).
+std::vector<std::int64_t> completed_requests(const MitosCall& m, bool array_waits,
+                                             const std::unordered_map<std::int64_t, trace::Event>& pending) {
   std::vector<std::int64_t> found;
-  if (m.request >= 0 || m.func != "MPI_Waitall") {
+  if (!array_waits || m.request >= 0 || m.func != "MPI_Waitall") {
     if (pending.contains(m.request)) found.push_back(m.request);
     return found;
   }
-  for (const std::int64_t slot : {8, 4}) {
+  const std::int64_t length = std::min<std::int64_t>(m.count, 1 << 24);  // a damaged count does not hang the scan
+  for (const std::int64_t slot : {4, 8}) {
     std::vector<std::int64_t> at;
-    for (std::int64_t k = 0; k < m.count; ++k)
+    for (std::int64_t k = 0; k < length; ++k)
       if (const auto a = static_cast<std::int64_t>(m.buffer) + k * slot; pending.contains(a)) at.push_back(a);
     if (at.size() > found.size()) found = std::move(at);
   }
@@ -108,7 +111,7 @@ trace::TraceContent build_mitos_trace(const MitosRecords& r, const std::string& 
     e.comm = m.comm;
     const bool completes = m.func.starts_with("MPI_Wait") || m.func.starts_with("MPI_Test");
     if (completes) {
-      const std::vector<std::int64_t> requests = completed_requests(m, pending);
+      const std::vector<std::int64_t> requests = completed_requests(m, r.variant == "mitoshooks", pending);
       e.count = static_cast<std::int32_t>(std::max<std::size_t>(1, requests.size()));
       c.events.push_back(e);
       for (const std::int64_t request : requests) {

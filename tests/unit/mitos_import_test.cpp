@@ -83,6 +83,27 @@ TEST(MitosTrace, WaitallCompletesTheRequestsOfItsArray) {
   }
 }
 
+// MPICH's 4-byte requests, `MPI_Request rreq[2], sreq[2]` side by side: Waitall(2, rreq) finds two
+// pending requests at slot 8 too (rreq[0], sreq[0]); the tie goes to 4, the receives. The simulator
+// names its requests by number: no array is scanned there.
+TEST(MitosTrace, WaitallTieGoesToFourByteSlots) {
+  const std::int64_t rreq = 0x7ffc1000, sreq = rreq + 8;
+  MitosRecords r;
+  r.variant = "mitoshooks";
+  r.calls.push_back(call(0, "MPI_Irecv", 0.1, 0x1000, 16, 1, 5, rreq));
+  r.calls.push_back(call(0, "MPI_Irecv", 0.2, 0x2000, 16, 1, 6, rreq + 4));
+  r.calls.push_back(call(0, "MPI_Isend", 0.3, 0x3000, 16, 1, 7, sreq));
+  r.calls.push_back(call(0, "MPI_Isend", 0.4, 0x4000, 16, 1, 8, sreq + 4));
+  r.calls.push_back(call(0, "MPI_Waitall", 0.5, static_cast<std::uint64_t>(rreq), 2, -1, -1, -1));
+  trace::TraceContent c = build_mitos_trace(r, "test");
+  ASSERT_EQ(c.events.size(), 7u);
+  EXPECT_EQ(c.events[5].tag, 5);
+  EXPECT_EQ(c.events[6].tag, 6);
+  r.variant = "simulator";
+  c = build_mitos_trace(r, "test");
+  EXPECT_EQ(c.events.size(), 5u);  // the Waitall completes nothing
+}
+
 TEST(MitosTrace, SamplesFindTheirRank) {
   MitosRecords r = two_ranks();
   MitosSample s;

@@ -79,9 +79,9 @@ void put(Machine& m, const char* key, const Measurement& x) { m.set(key, {x.best
 int calibrate_main(int argc, char** argv) {
   CLI::App app{
       "Measures this node for seed 003's model (docs/cxl.md) and writes the machine file: MPI latency and\n"
-      "bandwidth (ping-pong, Hockney fit; run on 2 ranks), memory latency (pointer chase), the atomic round\n"
-      "trip on shared memory, L1/L2/memory bandwidth, the clock, with --numa the far memory's latency; the\n"
-      "rest are the paper's values (--set).",
+      "bandwidth (ping-pong, Hockney fit; run on 2 ranks), memory latency (pointer chase), an atomic\n"
+      "hand-over on shared memory (half a flag ping-pong), L1/L2/memory bandwidth, the clock, with --numa\n"
+      "the far memory's latency; the rest are the paper's values (--set).",
       "ripple calibrate"};
   std::string output = "machine.toml";
   std::vector<std::string> sets;
@@ -104,10 +104,7 @@ int calibrate_main(int argc, char** argv) {
   Machine m = Machine::defaults();
   try {
     for (const std::string& s : sets) m.set_from_text(s);
-    if (numa > highest_numa_node())
-      throw InputError(highest_numa_node() < 0
-                           ? fmt::format("--numa {}: no NUMA support here (libnuma)", numa)
-                           : fmt::format("--numa {}: no such NUMA node here (the highest is {})", numa, highest_numa_node()));
+    if (numa >= 0) check_numa_node(numa);
   } catch (const Error& e) {
     if (launcher_rank() == 0) std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return after_rank_zero_spoke(e.exit_code());
