@@ -64,6 +64,24 @@ def predict(build, trace, machine, work):
         return json.load(f)
 
 
+def machine_file(a, work):
+    """a.machine, else a machine file calibrated now on 2 ranks."""
+    if a.machine:
+        return a.machine
+    machine = os.path.join(work, "machine.toml")
+    run([MPIEXEC, "-np", "2", os.path.join(a.build, "cli", "ripple"), "calibrate", "-o", machine, "--repetitions", "5"])
+    return machine
+
+
+def best_times(modes, rounds, time_of):
+    """The best of `rounds` times of each mode, measured alternately (the order rotated each round)."""
+    best = {}
+    for k in range(rounds):
+        for mode in modes[k % len(modes):] + modes[:k % len(modes)]:
+            best[mode] = min(best.get(mode, float("inf")), time_of(mode))
+    return best
+
+
 def report(m, a, columns, cells, rows):
     """Prints the Markdown table (the machine's values, then a row per `rows` entry: its `cells`,
     then measured, predicted, sign and error) and writes it to a.out, the rows to a.json."""
@@ -96,10 +114,7 @@ def main():
     p.add_argument("--plot", help="also draw `ripple plot cxl` of the traced runs' predictions")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="ripple-cxl-bench-")
-    machine = a.machine
-    if not machine:
-        machine = os.path.join(work, "machine.toml")
-        run([MPIEXEC, "-np", "2", os.path.join(a.build, "cli", "ripple"), "calibrate", "-o", machine, "--repetitions", "5"])
+    machine = machine_file(a, work)
     m = machine_values(machine)
     rows, results = [], []
     for grid in a.grids.split(","):
@@ -113,12 +128,8 @@ def main():
             with open(results[-1][1], "w") as f:
                 json.dump(r, f)
             calls = traced + 5  # the trace holds the warm-up too
-            best = {}
-            order = ["mpi", *MODES]
-            for k in range(a.rounds):
-                for halo in order[k % len(order):] + order[:k % len(order)]:
-                    t = heat2d(a.build, grid, tile, halo, iterations, os.path.join(work, "m.json"))
-                    best[halo] = min(best.get(halo, float("inf")), t)
+            best = best_times(["mpi", *MODES], a.rounds,
+                              lambda halo: heat2d(a.build, grid, tile, halo, iterations, os.path.join(work, "m.json")))
             for mode, tags in MODES.items():
                 saved = sum(g["diff_ns"] for g in r["groups"] if g["tag"] in tags) * 1e-9 / r["ranks"] / calls * iterations
                 t_mpi = best["mpi"]

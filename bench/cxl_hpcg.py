@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cxl_heat2d import MPIEXEC, machine_values, predict, report, run  # noqa: E402
+from cxl_heat2d import MPIEXEC, best_times, machine_file, machine_values, predict, report, run  # noqa: E402
 
 
 def hpcg(build, size, halo, iterations, json_path, traced=None):
@@ -42,21 +42,15 @@ def main():
     p.add_argument("--json")
     a = p.parse_args()
     work = tempfile.mkdtemp(prefix="ripple-cxl-hpcg-")
-    machine = a.machine
-    if not machine:
-        machine = os.path.join(work, "machine.toml")
-        run([MPIEXEC, "-np", "2", os.path.join(a.build, "cli", "ripple"), "calibrate", "-o", machine, "--repetitions", "5"])
+    machine = machine_file(a, work)
     m = machine_values(machine)
     rows = []
     for size in [int(s) for s in a.sizes.split(",")]:
         trace = os.path.join(work, f"mpi-{size}.h5")
         t_traced = hpcg(a.build, size, "mpi", a.iterations, os.path.join(work, "t.json"), traced=trace)
         r = predict(a.build, trace, machine, work)
-        best = {}
-        order = ["mpi", "shm"]
-        for k in range(a.rounds):
-            for halo in order[k % 2:] + order[:k % 2]:
-                best[halo] = min(best.get(halo, float("inf")), hpcg(a.build, size, halo, a.iterations, os.path.join(work, "m.json")))
+        best = best_times(["mpi", "shm"], a.rounds,
+                          lambda halo: hpcg(a.build, size, halo, a.iterations, os.path.join(work, "m.json")))
         # The trace holds the set-up's exchanges too; they are few against 50 iterations' (each a
         # multigrid V-cycle of halo exchanges on every level), and are counted as the solve's.
         saved = sum(g["diff_ns"] for g in r["groups"]) * 1e-9 / r["ranks"]

@@ -1,8 +1,6 @@
 #include "ripple/analysis/calibrate_probes.hpp"
 
 #include <fmt/format.h>
-#include <numa.h>
-#include <numaif.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -23,6 +21,7 @@
 #include <thread>
 
 #include "ripple/common/error.hpp"
+#include "ripple/common/numa.hpp"
 
 namespace ripple::analysis {
 namespace {
@@ -66,19 +65,11 @@ std::size_t last_level_cache_bytes() {
   return 32u << 20;
 }
 
-void check_numa_node(int node) {
-  if (numa_available() < 0) throw InputError(fmt::format("--numa {}: no NUMA support here (libnuma)", node));
-  if (node > numa_max_node())
-    throw InputError(fmt::format("--numa {}: no such NUMA node here (the highest is {})", node, numa_max_node()));
-  if (numa_bitmask_isbitset(numa_get_mems_allowed(), static_cast<unsigned>(node)) == 0)
-    throw InputError(fmt::format("--numa {}: this process may not allocate there (its cpuset's memory nodes)", node));
-}
-
 Measurement pointer_chase_ns(std::size_t bytes, int repetitions, int numa_node) {
   constexpr std::size_t kLine = 64, kStep = kLine / sizeof(std::size_t);
   const std::size_t lines = bytes / kLine;
   Mapping mem(lines * kLine, false);
-  if (numa_node >= 0) numa_tonode_memory(mem.p, mem.n, numa_node);  // before the first touch places it
+  if (numa_node >= 0) bind_to_numa_node(mem.p, mem.n, numa_node);  // before the first touch places it
   auto* next = static_cast<std::size_t*>(mem.p);
   std::vector<std::size_t> order(lines);
   std::iota(order.begin(), order.end(), 0);
@@ -90,8 +81,7 @@ Measurement pointer_chase_ns(std::size_t bytes, int repetitions, int numa_node) 
   std::size_t at = 0;
   for (std::size_t i = 0; i < steps; ++i) at = next[at];  // warm the TLB and the page tables
   if (numa_node >= 0) {  // where the first touch put it: a failed bind would measure another node
-    int where = -1;
-    if (get_mempolicy(&where, nullptr, 0, mem.p, MPOL_F_NODE | MPOL_F_ADDR) != 0 || where != numa_node)
+    if (const int where = numa_node_of(mem.p); where != numa_node)
       throw Error(fmt::format("calibrate: the chase's memory is on NUMA node {}, not on {}", where, numa_node));
   }
   for (int r = 0; r < repetitions; ++r) {

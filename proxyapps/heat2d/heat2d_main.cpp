@@ -14,6 +14,7 @@
 #include "ripple/common/error.hpp"
 #include "ripple/common/hdf5_parallel.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/common/numa.hpp"
 #include "ripple/common/provenance.hpp"
 #include "ripple/proxy/iteration_loop.hpp"
 #include "ripple/proxy/options.hpp"
@@ -181,8 +182,7 @@ int run(MPI_Comm comm, Options& o, int argc, char** argv) {
                         "iterations, a larger tile or --problem hot",
                         o.common.iterations));
     }
-    if (o.shm_numa >= 0 && o.shm_numa > proxy::highest_numa_node())
-      throw InputError(fmt::format("--shm-numa {}: no such NUMA node here", o.shm_numa));
+    if (o.shm_numa >= 0) check_numa_node(o.shm_numa, "--shm-numa");
   });
   const int s = l.nx + 2;
   const std::size_t cells = static_cast<std::size_t>(s) * static_cast<std::size_t>(l.ny + 2);

@@ -12,8 +12,8 @@
 # or a deciding row is wrong, is run again, three times in all; the sign is wrong only if every
 # run said so (a model that is wrong is wrong every time; the VM's placement of its vCPUs, which
 # also moves the calibrated prediction, is not), and said undecided otherwise. What holds whatever
-# the timing is checked too: every row is
-# there, and the predictions agree with the grid (1 for shm:we, shm:ns equal to shm:all on 1x2).
+# the timing is checked too: every row is there, and the predictions agree with the grid (1 for
+# shm:we, shm:ns equal to shm:all on 1x2).
 # docs/cxl.md has the whole table and what the model misses.
 source "$(dirname "$0")/lib.sh"
 : "${BUILD_DIR:?}" "${BENCH_DIR:?}"

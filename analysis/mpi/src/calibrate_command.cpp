@@ -17,6 +17,7 @@
 #include "ripple/common/command_line.hpp"
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/common/numa.hpp"
 #include "ripple/common/text_file.hpp"
 
 namespace ripple::analysis {
@@ -104,7 +105,7 @@ int calibrate_main(int argc, char** argv) {
   Machine m = Machine::defaults();
   try {
     for (const std::string& s : sets) m.set_from_text(s);
-    if (numa >= 0) check_numa_node(numa);
+    if (numa >= 0) check_numa_node(numa, "--numa");
   } catch (const Error& e) {
     if (launcher_rank() == 0) std::fprintf(stderr, "ripple: error: %s\n", e.what());
     return after_rank_zero_spoke(e.exit_code());

@@ -1,7 +1,6 @@
 #include "ripple/proxy/shm_channels.hpp"
 
 #include <fmt/format.h>
-#include <numa.h>
 #include <sched.h>
 
 #include <atomic>
@@ -9,6 +8,7 @@
 
 #include "ripple/common/error.hpp"
 #include "ripple/common/mpi_util.hpp"
+#include "ripple/common/numa.hpp"
 
 namespace ripple::proxy {
 namespace {
@@ -25,8 +25,6 @@ void wait_for(const std::int64_t* word, std::int64_t at_least) {
 }
 
 }  // namespace
-
-int highest_numa_node() { return numa_available() < 0 ? -1 : numa_max_node(); }
 
 NodeInfo::NodeInfo(MPI_Comm comm) {
   RIPPLE_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, &node_));
@@ -66,7 +64,7 @@ ShmChannels::ShmChannels(MPI_Comm comm, const NodeInfo& node, const std::vector<
       MPI_Win_allocate_shared(static_cast<MPI_Aint>(std::max<std::size_t>(size, kLine)), 1, info, node.node_comm(), &base, &win_);
   MPI_Info_free(&info);
   RIPPLE_MPI_CHECK(rc);
-  if (numa_node >= 0 && size > 0) numa_tonode_memory(base, size, numa_node);
+  if (numa_node >= 0 && size > 0) bind_to_numa_node(base, size, numa_node);
   std::memset(base, 0, size);  // first touch, after the placement
 
   // Everybody on the node learns where each channel lives.

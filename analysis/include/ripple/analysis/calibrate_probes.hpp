@@ -20,8 +20,6 @@ Measurement summarize(std::vector<double> samples, bool larger_is_better, std::s
 // ns per load of a chase over a random cyclic permutation of the 64-byte lines of `bytes`; with
 // numa_node >= 0, the memory bound to that NUMA node.
 Measurement pointer_chase_ns(std::size_t bytes, int repetitions, int numa_node = -1);
-// InputError unless NUMA node `node` is here and this process may allocate on it.
-void check_numa_node(int node);
 // ns of one atomic hand-over between this process and a forked child on shared memory: half a
 // flag ping-pong's round trip (each half, the waiting side's load fetches the line from the other's
 // cache, as an atomic on a CXL pool fetches it from the device).

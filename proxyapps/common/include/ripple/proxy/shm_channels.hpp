@@ -12,9 +12,6 @@
 
 namespace ripple::proxy {
 
-// The highest NUMA node number here, or -1 when libnuma reports no NUMA support.
-int highest_numa_node();
-
 // Which ranks of a communicator share this rank's node.
 class NodeInfo {
 public:
